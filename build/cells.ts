@@ -1,0 +1,107 @@
+// The grammar of one threshold cell in a grain file: what an editor may write, and what it means.
+// Kept in one place so the importer writes exactly what the build reads back.
+import type { Direction, Threshold, ValueType } from './types.ts';
+
+/** A number as the authority prints it: digits, optionally a point and more digits. */
+export const PRINTED_NUMBER = /^\d+(?:\.\d+)?$/;
+const WITH_ALT = /^(\d+(?:\.\d+)?) \((\d+(?:\.\d+)?)\)$/;
+const NO_LIMIT = /^no (?:limit|minimum|maximum)$/i;
+const NOT_APPLICABLE = /^(?:n\/a|not applicable)$/i;
+
+const CELL_KEYS = ['type', 'value', 'value_alt', 'note'];
+
+export const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
+
+export interface CellContext {
+  direction: Direction;
+  hasAltUnit: boolean;
+  /** The cell's own source text when it is a plain scalar (so `0.10` keeps two decimals). */
+  source: (subPath: (string | number)[]) => string | undefined;
+}
+
+export type CellResult = { ok: Threshold } | { error: string; at?: (string | number)[] };
+
+const threshold = (value_type: ValueType, value: number | string | null, extra: Partial<Threshold> = {}): Threshold => ({
+  value_type,
+  value,
+  value_alt: extra.value_alt ?? null,
+  threshold_note: extra.threshold_note ?? null,
+  decimals: extra.decimals ?? null,
+});
+
+function printedNumber(ctx: CellContext, at: (string | number)[]): { value: number; decimals: number } | string {
+  const text = ctx.source(at);
+  if (text === undefined || !PRINTED_NUMBER.test(text)) {
+    return `write the number exactly as the authority prints it (digits and a decimal point, e.g. 0.10), not "${text ?? '?'}"`;
+  }
+  return { value: Number(text), decimals: decimalsOf(text) };
+}
+
+export function readCell(raw: unknown, ctx: CellContext): CellResult {
+  if (typeof raw === 'number') {
+    const n = printedNumber(ctx, []);
+    return typeof n === 'string' ? { error: n } : { ok: threshold('numeric', n.value, { decimals: n.decimals }) };
+  }
+  if (typeof raw === 'string') {
+    const text = raw.replace(/\s+/g, ' ').trim();
+    if (NO_LIMIT.test(text)) return { ok: threshold('no_limit', null) };
+    if (NOT_APPLICABLE.test(text)) return { ok: threshold('not_applicable', null) };
+    if (ctx.direction === 'qualitative') {
+      return text ? { ok: threshold('qualitative', text) } : { error: 'an empty cell: write the standard, or "n/a"' };
+    }
+    const alt = WITH_ALT.exec(text);
+    if (alt) {
+      if (!ctx.hasAltUnit) return { error: `"${text}" gives a value in an alternative unit, but the factor has no unit_alt` };
+      return { ok: threshold('numeric', Number(alt[1]), { value_alt: Number(alt[2]), decimals: decimalsOf(alt[1]!) }) };
+    }
+    return {
+      error: `cannot read "${text}" as a ${ctx.direction} value: write a number, "no limit", "n/a", ` +
+        `{value: <number>, note: <text>} or {type: qualitative_judgment, value: <text>}`,
+    };
+  }
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const unknown = Object.keys(raw).filter((k) => !CELL_KEYS.includes(k));
+    if (unknown.length) return { error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`, at: [unknown[0]!] };
+    const o = raw as { type?: ValueType; value?: unknown; value_alt?: unknown; note?: unknown };
+    if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim())) return { error: 'note must be text', at: ['note'] };
+    const type = o.type ?? (typeof o.value === 'number' ? 'numeric' : undefined);
+    const note = typeof o.note !== 'string' ? null : o.note.replace(/\s+/g, ' ').trim();
+    switch (type) {
+      case 'numeric': {
+        if (typeof o.value !== 'number') return { error: 'a numeric cell needs a number in value', at: ['value'] };
+        const n = printedNumber(ctx, ['value']);
+        if (typeof n === 'string') return { error: n, at: ['value'] };
+        let value_alt: number | null = null;
+        if (o.value_alt !== undefined) {
+          if (!ctx.hasAltUnit) return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
+          const a = printedNumber(ctx, ['value_alt']);
+          if (typeof a === 'string') return { error: a, at: ['value_alt'] };
+          value_alt = a.value;
+        }
+        return { ok: threshold('numeric', n.value, { decimals: n.decimals, value_alt, threshold_note: note }) };
+      }
+      case 'no_limit':
+      case 'not_applicable':
+        if (o.value !== undefined) return { error: `a ${type} cell has no value; put the printed words in note`, at: ['value'] };
+        return { ok: threshold(type, null, { threshold_note: note }) };
+      case 'qualitative':
+      case 'qualitative_judgment':
+        if (typeof o.value !== 'string' || !o.value.trim()) return { error: `a ${type} cell needs its text in value`, at: ['value'] };
+        return { ok: threshold(type, o.value.replace(/\s+/g, ' ').trim(), { threshold_note: note }) };
+      default:
+        return { error: 'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) or a number in value' };
+    }
+  }
+  return { error: 'an empty cell: write a number, "no limit", "n/a", or text' };
+}
+
+/** How the importer writes an authority cell into a grain file; the inverse of readCell. */
+export function cellFromAuthority(text: string, direction: Direction): string | Record<string, string> | { error: string } {
+  if (PRINTED_NUMBER.test(text) || WITH_ALT.test(text) || NO_LIMIT.test(text) || NOT_APPLICABLE.test(text)) return text;
+  if (direction === 'qualitative') return text ? text : { error: 'an empty cell' };
+  const lead = /^(\d+(?:\.\d+)?)%?,? \S/.exec(text);
+  if (lead) return { value: lead[1]!, note: text };
+  if (/^no limit\b/i.test(text)) return { type: 'no_limit', note: text };
+  if (/^\d/.test(text) || text === '') return { error: `cannot read the number in "${text}"` };
+  return { type: 'qualitative_judgment', value: text };
+}

@@ -1,0 +1,50 @@
+// Pure: a validated dataset → the body of every response the data endpoints can give, keyed by
+// the canonical request (path plus canonical query). The gateway only looks these up.
+import { buildOpenApi } from './openapi.ts';
+import { SCHEMA_VERSION, type ChangelogEntry, type GrainRecord, type GrainSummary } from './types.ts';
+import type { Dataset } from './validate.ts';
+
+export const CHANGELOG_DEFAULT_LIMIT = 20;
+export const CHANGELOG_MAX_LIMIT = 100;
+
+/** The canonical key of a changelog request; the gateway builds the same key from a request. */
+export const changelogKey = (grainId: string | null, limit: number) =>
+  grainId ? `/api/changelog?grain_id=${grainId}&limit=${limit}` : `/api/changelog?limit=${limit}`;
+
+export const summaryOf = (g: GrainRecord): GrainSummary => ({
+  grain_id: g.grain_id,
+  grain_name: g.grain_name,
+  kind: g.kind,
+  region: g.region,
+  use_class: g.use_class,
+  effective_crop_year: g.effective_crop_year,
+  coverage_status: g.coverage_status,
+  grades: g.grades,
+});
+
+/** decisions.md §4: effective_date descending, then created_at descending, then id ascending. */
+export const changelogOrder = (a: ChangelogEntry, b: ChangelogEntry) =>
+  (a.effective_date < b.effective_date ? 1 : a.effective_date > b.effective_date ? -1 : 0) ||
+  (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const json = (v: unknown) => JSON.stringify(v);
+
+export function compileBodies(ds: Dataset): Map<string, string> {
+  const bodies = new Map<string, string>();
+  bodies.set('/api/grains', json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }));
+  for (const g of ds.grains) bodies.set(`/api/grains/${g.grain_id}`, json({ schema_version: SCHEMA_VERSION, ...g }));
+
+  const sorted = [...ds.changelog].sort(changelogOrder);
+  const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];
+  for (const filter of filters) {
+    const entries = filter ? sorted.filter((e) => e.grain_ids_affected.includes(filter)) : sorted;
+    const serialised = entries.slice(0, CHANGELOG_MAX_LIMIT).map(json);
+    for (let limit = 1; limit <= CHANGELOG_MAX_LIMIT; limit++) {
+      const page = serialised.slice(0, limit);
+      bodies.set(changelogKey(filter, limit), `{"schema_version":"${SCHEMA_VERSION}","count":${page.length},"entries":[${page.join(',')}]}`);
+    }
+  }
+  bodies.set('/api/openapi.json', json(buildOpenApi(ds)));
+  return bodies;
+}

@@ -1,0 +1,86 @@
+// Pure: bodies → their encodings, strong ETags and the manifest. Identical bodies are stored once
+// (most changelog limits give the same bytes), named by their hash.
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+export const CONTENT_TYPE = 'application/json; charset=utf-8';
+export const ENCODINGS = ['br', 'gzip'] as const;
+export type Encoding = 'identity' | (typeof ENCODINGS)[number];
+
+export interface Variant {
+  file: string;
+  length: number;
+  /** Strong ETag of this representation: each content-coding is a representation of its own. */
+  etag: string;
+}
+export interface BodyEntry {
+  type: string;
+  identity: Variant;
+  br?: Variant;
+  gzip?: Variant;
+}
+export interface Manifest {
+  generated: string;
+  build_id: string;
+  schema_version: string;
+  dataset_version: string;
+  grain_ids: string[];
+  routes: Record<string, string>;
+  bodies: Record<string, BodyEntry>;
+}
+
+export interface EmittedSite {
+  manifest: Manifest;
+  /** Relative path → bytes, for publish.ts. */
+  files: Map<string, Buffer>;
+}
+
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+const SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' };
+
+function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer {
+  if (encoding === 'br') {
+    return brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+  }
+  if (encoding === 'gzip') return gzipSync(body, { level: 9 });
+  return body;
+}
+
+export interface EmitOptions {
+  dataset_version: string;
+  grain_ids: string[];
+  schema_version: string;
+  /** Brotli quality for the body of a route (11 is smallest and ~75× slower than 7 on small JSON). */
+  brotliQuality?: (route: string) => number;
+}
+
+export function emitSite(bodies: Map<string, string>, meta: EmitOptions): EmittedSite {
+  const quality = meta.brotliQuality ?? (() => 11);
+  const files = new Map<string, Buffer>();
+  const entries = new Map<string, BodyEntry>();
+  const routes: Record<string, string> = {};
+  for (const key of [...bodies.keys()].sort()) {
+    const body = Buffer.from(bodies.get(key)!, 'utf8');
+    const hash = sha(body).slice(0, 32);
+    routes[key] = hash;
+    if (entries.has(hash)) continue;
+    const entry: BodyEntry = { type: CONTENT_TYPE, identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` } };
+    files.set(entry.identity.file, body);
+    for (const enc of ENCODINGS) {
+      const bytes = encode(enc, body, quality(key));
+      if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
+      const variant = { file: `bodies/${hash}.json${SUFFIX[enc]}`, length: bytes.length, etag: `"${hash}${SUFFIX[enc]}"` };
+      entry[enc] = variant;
+      files.set(variant.file, bytes);
+    }
+    entries.set(hash, entry);
+  }
+  const sortedBodies = Object.fromEntries([...entries.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const content = { schema_version: meta.schema_version, dataset_version: meta.dataset_version, grain_ids: meta.grain_ids, routes, bodies: sortedBodies };
+  const build_id = sha(JSON.stringify(content)).slice(0, 16);
+  const manifest: Manifest = { generated: 'by `npm run build` from dataset/: do not edit', build_id, ...content };
+  files.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 1) + '\n'));
+  return { manifest, files };
+}

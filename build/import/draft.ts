@@ -1,0 +1,260 @@
+// Turns one section of an authority page into a grain file (YAML) for an editor to review.
+// What the page states is written as printed; what needs judgement (ids, aggregates, fall-through
+// conditions, variety tracks) is proposed, and on an update the editor's earlier choices are kept.
+import { Document, isScalar, isSeq, visit, type Node as YamlNode } from 'yaml';
+import { cellFromAuthority, PRINTED_NUMBER } from '../cells.ts';
+import type { Direction } from '../types.ts';
+import { normalise, PageError, type PageRow, type PageSection } from './parse-page.ts';
+
+/** A grain file as an editor writes it (defaults omitted). */
+export interface SourceFactor {
+  factor_id: string;
+  factor_label: string;
+  unit?: string;
+  unit_alt?: string;
+  threshold_direction?: Direction;
+  aggregates?: string[];
+  footnote_ref?: string;
+  thresholds: unknown[];
+  fallthrough?: string;
+  fallthrough_conditions?: { condition: string; region?: string | null; grade: string }[];
+  monotonic_waiver?: string;
+}
+export interface SourceGroup {
+  group_id: string;
+  group_label: string;
+  factors: SourceFactor[];
+}
+export interface SourceGrain {
+  grain_id: string;
+  grain_name: string;
+  kind: string;
+  region?: string | null;
+  use_class?: string | null;
+  effective_crop_year: string;
+  coverage_status?: string;
+  source_url: string;
+  source_section: string;
+  last_scraped: string;
+  grades: string[];
+  variety_tracks?: { track_id: string; grades: string[] }[] | null;
+  colour_modifier?: boolean;
+  size_modifier?: boolean;
+  fallthrough_label: string;
+  grade_floor_rules?: { account: string; floor_grade: string; note: string }[];
+  footnotes?: Record<string, string>;
+  factor_groups: SourceGroup[];
+}
+
+export type GrainMeta = Pick<SourceGrain, 'grain_id' | 'grain_name' | 'kind' | 'effective_crop_year' | 'source_url' | 'last_scraped'> &
+  Partial<Pick<SourceGrain, 'region' | 'use_class' | 'coverage_status' | 'size_modifier'>>;
+
+export const slug = (s: string) =>
+  s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+
+const ALT_UNIT = /\b(kg\/h[lL])\s*\((g\/0\.5\s*[lL])\)/;
+
+/** Row header → label, unit and direction, e.g. "Minimum test weight kg/hL (g/0.5 L)". */
+export function readHeader(header: string): { label: string; unit: string; unit_alt?: string; direction: Direction } {
+  let label = header;
+  let unit = '';
+  let unit_alt: string | undefined;
+  const alt = ALT_UNIT.exec(label);
+  if (alt) {
+    unit = alt[1]!;
+    unit_alt = normalise(alt[2]!);
+    label = label.replace(alt[0], ' ');
+  } else if (/(^|\s)%(\s|$)/.test(label)) {
+    unit = '%';
+    label = label.replace(/(^|\s)%(\s|$)/, ' ');
+  }
+  label = normalise(label).replace(/\s+,/g, ',');
+  const direction: Direction = !unit ? 'qualitative' : /^Minimum\b/i.test(label) ? 'minimum' : 'maximum';
+  return { label, unit, unit_alt, direction };
+}
+
+const words = (s: string) => s.toLowerCase().replace(/^total\s+/, '').replace(/[^a-z ]+/g, ' ').split(/\s+/).filter(Boolean);
+const phrase = (s: string) => ` ${words(s).join(' ')} `;
+
+/**
+ * Proposes the rows a total sums. Where the page draws a heavy rule, the block opened by it;
+ * otherwise the earlier rows of the table whose names the total's name contains (or that contain
+ * it); otherwise every earlier row not already summed by another total. An editor reviews it.
+ */
+function proposeAggregates(rows: PageRow[], index: number, ids: string[], numeric: boolean[], used: Set<number>): string[] {
+  const total = rows[index]!;
+  const candidates: number[] = [];
+  const blockStart = rows.slice(0, index + 1).findLastIndex((r) => r.opensBlock);
+  const tableHasBlocks = rows.some((r) => r.opensBlock);
+  for (let i = tableHasBlocks && blockStart >= 0 ? blockStart : 0; i < index; i++) {
+    if (numeric[i] && !used.has(i)) candidates.push(i);
+  }
+  let chosen = candidates;
+  if (!tableHasBlocks || blockStart < 0) {
+    const t = phrase(total.header);
+    const named = candidates.filter((i) => {
+      const c = phrase(rows[i]!.header);
+      const last = words(rows[i]!.header).at(-1) ?? '';
+      return t.includes(c) || c.includes(t) || t.includes(` ${last} `);
+    });
+    if (named.length) chosen = named;
+  }
+  for (const i of chosen) used.add(i);
+  return chosen.map((i) => ids[i]!);
+}
+
+/** Splits a fall-through outcome such as "2.5% or less - X Over 2.5% - Y" into conditions. */
+export function proposeConditions(text: string): SourceFactor['fallthrough_conditions'] {
+  const marker = /(\d+(?:\.\d+)?)% or less|Over (\d+(?:\.\d+)?)%/g;
+  const marks = [...text.matchAll(marker)];
+  if (!marks.length) return undefined;
+  const clean = (s: string) => {
+    let t = s.replace(/^[\s\-–—,.]+|[\s\-–—,.]+$/g, '');
+    // "Over 10%, either alone or ... of CWSP - Wheat, Sample ...": the grade follows the last " - ".
+    if (/^[,]/.test(s.trim()) || /either alone/.test(t)) t = t.split(/\s[-–—]\s/).at(-1)!.trim();
+    return t;
+  };
+  const out: NonNullable<SourceFactor['fallthrough_conditions']> = [];
+  const first = marks[0]!;
+  const before = clean(text.slice(0, first.index));
+  if (before) {
+    out.push({ condition: first[1] ? `> ${first[1]}%` : `<= ${first[2]}%`, region: null, grade: before });
+  }
+  marks.forEach((m, k) => {
+    const condition = m[1] ? `<= ${m[1]}%` : `> ${m[2]}%`;
+    const segment = text.slice(m.index! + m[0].length, marks[k + 1]?.index ?? text.length);
+    const regional = /West\s*[-–—]\s*(.+?),?\s+or\s+East\s*[-–—]\s*(.+)$/.exec(segment);
+    if (regional) {
+      out.push({ condition, region: 'western', grade: clean(regional[1]!) });
+      out.push({ condition, region: 'eastern', grade: clean(regional[2]!) });
+    } else {
+      out.push({ condition, region: null, grade: clean(segment) });
+    }
+  });
+  return out;
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+export function draftGrain(section: PageSection, meta: GrainMeta, existing?: SourceGrain): SourceGrain {
+  const first = section.tables[0]!;
+  for (const t of section.tables) {
+    if (t.grades.join('|') !== first.grades.join('|')) {
+      throw new PageError(`the tables of "${section.name}" do not share one set of grade columns`);
+    }
+  }
+  const grades = first.grades;
+  const hulless = grades.filter((g) => /\bHulless\b/i.test(g));
+  const footnotes: Record<string, string> = {};
+  for (const t of section.tables) Object.assign(footnotes, t.footnotes);
+
+  const rules = section.notes.flatMap((note) => {
+    const m = /graded no lower than (.+?) on account of ([A-Za-z ]+?)\.?$/.exec(note);
+    return m ? [{ account: slug(m[2]!), floor_grade: m[1]!, note }] : [];
+  });
+
+  const groups: SourceGroup[] = section.tables.map((table) => {
+    const heads = table.rows.map((r) => readHeader(r.header));
+    const ids = heads.map((h) => slug(h.label));
+    const numeric = heads.map((h) => h.direction !== 'qualitative');
+    const used = new Set<number>();
+    const label = capitalise(table.group);
+    const old = existing?.factor_groups.find((g) => g.group_label === label);
+    const factors = table.rows.map((row, i): SourceFactor => {
+      const h = heads[i]!;
+      const prev = old?.factors.find((f) => f.factor_label === h.label);
+      // Keys in reading order; thresholds are assigned below, after the unit and direction.
+      const f = { factor_id: prev?.factor_id ?? ids[i]!, factor_label: h.label } as SourceFactor;
+      if (h.direction === 'qualitative') f.threshold_direction = 'qualitative';
+      else {
+        if (h.unit !== '%') f.unit = h.unit;
+        if (h.unit_alt) f.unit_alt = h.unit_alt;
+        if (h.direction === 'minimum') f.threshold_direction = 'minimum';
+      }
+      if (row.isTotal && h.direction !== 'qualitative') {
+        const proposed = proposeAggregates(table.rows, i, ids, numeric, used);
+        f.aggregates = prev ? (prev.aggregates ?? []) : proposed;
+      }
+      const ref = row.footnoteRefs.find((r) => r in footnotes);
+      if (ref) f.footnote_ref = ref;
+      f.thresholds = row.cells.map((cell) => {
+        const c = cellFromAuthority(cell, h.direction);
+        if (typeof c === 'object' && 'error' in c) throw new PageError(`${table.group}, ${h.label}: ${c.error}`);
+        return c;
+      });
+      if (row.fallthrough) {
+        f.fallthrough = row.fallthrough;
+        const conditions = prev && prev.fallthrough === row.fallthrough ? prev.fallthrough_conditions : proposeConditions(row.fallthrough);
+        if (conditions) f.fallthrough_conditions = conditions;
+      }
+      if (prev?.monotonic_waiver) f.monotonic_waiver = prev.monotonic_waiver;
+      return f;
+    });
+    return { group_id: old?.group_id ?? slug(table.group), group_label: label, factors };
+  });
+
+  const g: SourceGrain = {
+    grain_id: meta.grain_id,
+    grain_name: meta.grain_name,
+    kind: meta.kind,
+    ...(meta.region !== undefined ? { region: meta.region } : {}),
+    ...(meta.use_class !== undefined ? { use_class: meta.use_class } : {}),
+    effective_crop_year: meta.effective_crop_year,
+    ...(meta.coverage_status !== undefined ? { coverage_status: meta.coverage_status } : {}),
+    source_url: meta.source_url,
+    source_section: section.name,
+    last_scraped: meta.last_scraped,
+    grades,
+    ...(existing?.variety_tracks !== undefined
+      ? { variety_tracks: existing.variety_tracks }
+      : hulless.length && hulless.length < grades.length
+        ? {
+            variety_tracks: [
+              { track_id: 'covered', grades: grades.filter((x) => !hulless.includes(x)) },
+              { track_id: 'hulless', grades: hulless },
+            ],
+          }
+        : {}),
+    ...(section.notes.some((n) => /colour is added to the grade name/i.test(n)) ? { colour_modifier: true } : {}),
+    ...(meta.size_modifier ? { size_modifier: true } : {}),
+    fallthrough_label: first.fallthroughLabel ?? '',
+    ...(rules.length ? { grade_floor_rules: rules } : {}),
+    ...(Object.keys(footnotes).length ? { footnotes } : {}),
+    factor_groups: groups,
+  };
+  if (!g.fallthrough_label) throw new PageError(`"${section.name}" has no fall-through column`);
+  return g;
+}
+
+/** YAML an editor can read: threshold rows on one line where they fit, numbers as printed. */
+export function toYaml(grain: SourceGrain, header: string): string {
+  const doc = new Document(grain);
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key)) return;
+      const key = String(pair.key.value);
+      if ((key === 'thresholds' || key === 'grades') && isSeq(pair.value)) {
+        const short = pair.value.items.every((n) => isScalar(n) && String(n.value).length <= 24);
+        if (short) pair.value.flow = true;
+      }
+      if (key === 'thresholds' || key === 'value' || key === 'value_alt') markNumbers(pair.value as YamlNode);
+      if (key === 'aggregates' && isSeq(pair.value)) pair.value.flow = true;
+    },
+  });
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/** A printed number held as text ("0.10") becomes a YAML number that keeps its decimals. */
+function markNumbers(node: YamlNode | null) {
+  if (!node) return;
+  visit(node, {
+    Scalar(key, s) {
+      if (key === 'key' || typeof s.value !== 'string' || !PRINTED_NUMBER.test(s.value)) return;
+      const text = s.value;
+      s.value = Number(text);
+      const d = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
+      if (d) s.minFractionDigits = d;
+    },
+  });
+}

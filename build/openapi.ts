@@ -1,0 +1,101 @@
+// The OpenAPI 3.1 document of the whole API, generated from the same schemas the tests validate
+// bodies against. Statuses and headers follow decisions.md §2–§4.
+import { responseSchemas } from './schema/responses.ts';
+import { SCHEMA_VERSION } from './types.ts';
+import type { Dataset } from './validate.ts';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonBody = (schema: string, description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref(schema) } },
+});
+const header = (description: string, type = 'integer') => ({ description, schema: { type } });
+
+const rateHeaders = {
+  'X-RateLimit-Limit': header('requests allowed per window'),
+  'X-RateLimit-Remaining': header('requests left in the current window'),
+  'X-RateLimit-Used': header('requests counted in the current window'),
+  'X-RateLimit-Reset': header('when the window resets, in epoch seconds'),
+  RateLimit: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
+  'RateLimit-Policy': header('IETF draft form: "default";q=<limit>;w=3600', 'string'),
+};
+const dataHeaders = { ETag: header('strong validator of this representation', 'string'), ...rateHeaders };
+
+const errors = {
+  '401': jsonBody('Error', 'missing, malformed, unknown or revoked X-API-Key; register at POST /api/register'),
+  '429': { ...jsonBody('Error', 'hourly limit reached'), headers: { 'Retry-After': header('seconds until the window resets (at least 1)'), ...rateHeaders } },
+};
+
+function dataOperation(summary: string, schema: string, extra: Record<string, unknown> = {}) {
+  return {
+    summary,
+    security: [{ apiKey: [] }],
+    parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    ...extra,
+    responses: {
+      '200': { ...jsonBody(schema, 'the data'), headers: dataHeaders },
+      '304': { description: 'not modified: the ETag sent in If-None-Match is current (not counted against the limit)' },
+      ...(extra.responses as object | undefined),
+      ...errors,
+    },
+  };
+}
+
+export function buildOpenApi(ds: Dataset) {
+  const ids = ds.grains.map((g) => g.grain_id);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Grain grading tables',
+      version: SCHEMA_VERSION,
+      description:
+        'Primary grade determination tables of the Official Grain Grading Guide, as JSON, with a changelog of dataset updates. ' +
+        'Meant for periodic synchronisation: poll GET /api/changelog, send If-None-Match, honour Retry-After.',
+    },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: responseSchemas,
+    },
+    paths: {
+      '/api/register': {
+        post: {
+          summary: 'Get a free API key (registering again replaces the key and revokes the old one)',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('RegistrationRequest') } } },
+          responses: {
+            '201': jsonBody('Registration', 'the new key, shown only this once'),
+            '400': jsonBody('Error', 'the body is not a JSON object with a valid e-mail address'),
+            '413': jsonBody('Error', 'the body is larger than 1 KiB'),
+            '415': jsonBody('Error', 'the body is not application/json'),
+            '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: { 'Retry-After': header('seconds until the window resets') } },
+            '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: { 'Retry-After': header('seconds to wait') } },
+          },
+        },
+      },
+      '/api/grains': { get: dataOperation('List the supported grain classes (summaries, dataset order)', 'GrainList') },
+      '/api/grains/{grain_id}': {
+        get: dataOperation('One grain class with all its factor groups, factors and thresholds', 'GrainRecord', {
+          parameters: [
+            { name: 'grain_id', in: 'path', required: true, description: 'matched case-insensitively', schema: { type: 'string', examples: ids } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: { '404': jsonBody('Error', 'unknown grain id; see GET /api/grains') },
+        }),
+      },
+      '/api/changelog': {
+        get: dataOperation('Dataset updates, newest first (effective_date, then created_at descending)', 'Changelog', {
+          parameters: [
+            { name: 'grain_id', in: 'query', required: false, description: 'keep entries affecting this class (case-insensitive)', schema: { type: 'string', examples: ids } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            '400': jsonBody('Error', 'limit is not an integer from 1 to 100, or a parameter is repeated'),
+            '404': jsonBody('Error', 'unknown grain_id; see GET /api/grains'),
+          },
+        }),
+      },
+      '/api/openapi.json': { get: { summary: 'This document (no key needed)', responses: { '200': { description: 'OpenAPI 3.1 document' } } } },
+      '/health': { get: { summary: 'Liveness and the dataset version being served (no key needed)', responses: { '200': jsonBody('Health', 'serving'), '503': jsonBody('Health', 'degraded') } } },
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Publishes a build atomically: the build is written beside the live one under a temporary name,
+// flushed, renamed into builds/<build_id>, and only then does current.json (replaced by rename)
+// point at it. A reader never sees half a build; a crash leaves the previous build serving.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { EmittedSite } from './emit.ts';
+
+export const POINTER = 'current.json';
+const KEEP_BUILDS = 3;
+
+function writeDurably(path: string, bytes: Buffer | string) {
+  const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(path: string) {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface Pointer {
+  build_id: string;
+  dir: string;
+}
+
+export function readPointer(outDir: string): Pointer | null {
+  try {
+    return JSON.parse(readFileSync(join(outDir, POINTER), 'utf8')) as Pointer;
+  } catch {
+    return null;
+  }
+}
+
+export function publishSite(outDir: string, site: EmittedSite): { dir: string; reused: boolean } {
+  const id = site.manifest.build_id;
+  const builds = join(outDir, 'builds');
+  const final = join(builds, id);
+  mkdirSync(builds, { recursive: true });
+  const reused = existsSync(join(final, 'manifest.json'));
+  if (!reused) {
+    const tmp = join(builds, `.tmp-${id}-${process.pid}-${Date.now()}`);
+    for (const [rel, bytes] of site.files) {
+      const path = join(tmp, rel);
+      mkdirSync(dirname(path), { recursive: true });
+      writeDurably(path, bytes);
+    }
+    fsyncDir(join(tmp, 'bodies'));
+    fsyncDir(tmp);
+    rmSync(final, { recursive: true, force: true }); // an incomplete leftover with this id
+    renameSync(tmp, final);
+    fsyncDir(builds);
+  }
+  const pointer: Pointer = { build_id: id, dir: `builds/${id}` };
+  const tmpPointer = join(outDir, `.${POINTER}.${process.pid}.tmp`);
+  writeDurably(tmpPointer, JSON.stringify(pointer) + '\n');
+  renameSync(tmpPointer, join(outDir, POINTER));
+  fsyncDir(outDir);
+  prune(builds, id);
+  return { dir: final, reused };
+}
+
+/**
+ * Keeps the live build and the most recent others, so a gateway still loading one is not cut off.
+ * Temporary folders of builds that died are removed once they are old enough not to be running.
+ */
+function prune(builds: string, live: string) {
+  const now = Date.now();
+  const others = readdirSync(builds, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== live)
+    .map((d) => ({ name: d.name, mtime: statSync(join(builds, d.name)).mtimeMs }));
+  for (const t of others.filter((d) => d.name.startsWith('.tmp-') && now - d.mtime > 3_600_000)) {
+    rmSync(join(builds, t.name), { recursive: true, force: true });
+  }
+  const done = others.filter((d) => !d.name.startsWith('.tmp-')).sort((a, b) => b.mtime - a.mtime);
+  for (const old of done.slice(KEEP_BUILDS - 1)) rmSync(join(builds, old.name), { recursive: true, force: true });
+}

@@ -1,0 +1,136 @@
+// JSON Schemas of the files editors write. ajv checks them with allErrors; validate.ts adds the
+// checks a schema cannot express. `description`s are shown to editors in error messages.
+
+const text = { type: 'string', minLength: 1 } as const;
+const id = { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'lower snake case, e.g. total_foreign_material' } as const;
+const cropYear = { type: 'string', pattern: '^\\d{4}/\\d{2}$', description: 'a crop year such as 2025/26' } as const;
+const timestamp = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',
+  description: 'an ISO 8601 UTC timestamp such as 2026-04-12T00:00:00Z',
+} as const;
+const grainId = { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: 'an upper-case grain id such as CWRS' } as const;
+
+export const grainFileSchema = {
+  $id: 'grain-file',
+  type: 'object',
+  additionalProperties: false,
+  required: ['grain_id', 'grain_name', 'kind', 'effective_crop_year', 'source_url', 'last_scraped', 'grades', 'fallthrough_label', 'factor_groups'],
+  properties: {
+    grain_id: grainId,
+    grain_name: text,
+    kind: { enum: ['wheat', 'cereal', 'oilseed', 'pulse'] },
+    region: { enum: ['western', 'eastern', null] },
+    use_class: { enum: ['general_purpose', 'malting', 'food', null] },
+    effective_crop_year: cropYear,
+    coverage_status: { enum: ['complete', 'partial'] },
+    source_url: { type: 'string', pattern: '^https://', description: 'the https URL of the authority page' },
+    source_section: text,
+    last_scraped: timestamp,
+    grades: { type: 'array', minItems: 1, items: text },
+    variety_tracks: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['track_id', 'grades'],
+        properties: { track_id: id, grades: { type: 'array', minItems: 1, items: text } },
+      },
+    },
+    colour_modifier: { type: 'boolean' },
+    size_modifier: { type: 'boolean' },
+    fallthrough_label: text,
+    grade_floor_rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account', 'floor_grade', 'note'],
+        properties: { account: id, floor_grade: text, note: text },
+      },
+    },
+    footnotes: { type: 'object', additionalProperties: text, propertyNames: { pattern: '^[A-Za-z0-9]+$' } },
+    factor_groups: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['group_id', 'group_label', 'factors'],
+        properties: {
+          group_id: id,
+          group_label: text,
+          factors: {
+            type: 'array',
+            minItems: 1,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['factor_id', 'factor_label', 'thresholds'],
+              properties: {
+                factor_id: id,
+                factor_label: text,
+                unit: { type: 'string' },
+                unit_alt: text,
+                threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
+                aggregates: { type: 'array', minItems: 1, items: id },
+                footnote_ref: { type: 'string', description: 'a footnote key in quotes, e.g. "1"' },
+                // Each cell's grammar is checked by cells.ts, whose messages say what may be written.
+                thresholds: { type: 'array', minItems: 1 },
+                fallthrough: text,
+                fallthrough_conditions: {
+                  type: 'array',
+                  minItems: 1,
+                  items: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['condition', 'grade'],
+                    properties: {
+                      condition: { type: 'string', pattern: '^(<=|<|>=|>) \\d+(\\.\\d+)?%$', description: 'like "<= 2.5%" or "> 10%"' },
+                      region: { enum: ['western', 'eastern', null] },
+                      grade: text,
+                    },
+                  },
+                },
+                monotonic_waiver: { ...text, description: 'why this row may get stricter at a lower grade' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const changelogFileSchema = {
+  $id: 'changelog-file',
+  type: 'object',
+  additionalProperties: false,
+  required: ['entries'],
+  properties: {
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'crop_year', 'effective_date', 'grain_ids_affected', 'summary', 'created_at'],
+        properties: {
+          id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'lower case letters, digits and dashes' },
+          crop_year: cropYear,
+          effective_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a date such as 2026-11-22' },
+          grain_ids_affected: { type: 'array', minItems: 1, items: grainId },
+          summary: text,
+          created_at: timestamp,
+        },
+      },
+    },
+  },
+} as const;
+
+export const indexFileSchema = {
+  $id: 'index-file',
+  type: 'object',
+  additionalProperties: false,
+  required: ['grains'],
+  properties: { grains: { type: 'array', minItems: 1, items: grainId } },
+} as const;

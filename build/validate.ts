@@ -1,0 +1,237 @@
+// Checks the dataset as editors wrote it and turns it into published records. Every problem is
+// reported with file, line, column and field, all in one run; records come back only when there
+// are none (issue 2: nothing is published when any error exists).
+import { Ajv, type ErrorObject } from 'ajv';
+import { readCell } from './cells.ts';
+import { fieldName, type DatasetError, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
+import { changelogFileSchema, grainFileSchema, indexFileSchema } from './schema/source.ts';
+import type { SourceGrain } from './import/draft.ts';
+import type { ChangelogEntry, Factor, GrainRecord, Threshold } from './types.ts';
+
+export interface Dataset {
+  grains: GrainRecord[];
+  changelog: ChangelogEntry[];
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+const checkGrain = ajv.compile(grainFileSchema);
+const checkChangelog = ajv.compile(changelogFileSchema);
+const checkIndex = ajv.compile(indexFileSchema);
+
+/** ajv's error in words an editor understands, located at the offending field. */
+function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
+  const path: Path = e.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
+  let message: string;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      message = `the field "${p.missingProperty}" is missing`;
+      break;
+    case 'additionalProperties':
+      path.push(String(p.additionalProperty));
+      message = `unknown field "${p.additionalProperty}" (a misspelling?)`;
+      break;
+    case 'enum':
+      message = `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      break;
+    case 'pattern':
+      message = `must be ${(e.parentSchema as { description?: string })?.description ?? `text matching ${p.pattern}`}`;
+      break;
+    case 'type':
+      message = `must be ${String(p.type).replace(',', ' or ')}${String(p.type) === 'string' ? ' (text)' : ''}`;
+      break;
+    case 'minItems':
+      message = `must list at least ${p.limit}`;
+      break;
+    case 'minLength':
+      message = 'must not be empty';
+      break;
+    default:
+      message = e.message ?? 'is not valid';
+  }
+  return { file: file.file, ...file.locate(path), field: fieldName(path), message };
+}
+
+function schemaErrors(file: LoadedFile, check: ReturnType<typeof ajv.compile>): DatasetError[] {
+  if (file.syntaxErrors.length) return file.syntaxErrors;
+  return check(file.data) ? [] : (check.errors ?? []).map((e) => fromAjv(file, e));
+}
+
+/** Lower grades must not be stricter: a maximum never falls, a minimum never rises (per ladder). */
+function monotonicProblem(f: Factor, ladders: string[][]): string | null {
+  for (const ladder of ladders) {
+    let prev: { grade: string; v: number } | null = null;
+    for (const grade of ladder) {
+      const t = f.thresholds[grade]!;
+      const v = t.value_type === 'numeric' ? (t.value as number) : t.value_type === 'no_limit' ? (f.threshold_direction === 'minimum' ? -Infinity : Infinity) : null;
+      if (v === null) continue;
+      if (prev) {
+        const stricter = f.threshold_direction === 'maximum' ? v < prev.v : v > prev.v;
+        if (stricter) {
+          return `the ${f.threshold_direction} for "${grade}" (${fmt(t)}) is stricter than for the higher grade "${prev.grade}"; ` +
+            'check the transcription, or give the row a monotonic_waiver with the reason';
+        }
+      }
+      prev = { grade, v };
+    }
+  }
+  return null;
+}
+const fmt = (t: Threshold) => (t.value_type === 'numeric' ? String(t.value) : t.value_type.replace('_', ' '));
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9%]+/g, '');
+
+function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message: string) => void): GrainRecord {
+  const grades = src.grades;
+  if (new Set(grades).size !== grades.length) err(['grades'], 'a grade is listed twice');
+  const footnotes = src.footnotes ?? {};
+  const ladders = src.variety_tracks?.map((t) => t.grades) ?? [grades];
+  if (src.variety_tracks) {
+    const seen = src.variety_tracks.flatMap((t) => t.grades);
+    for (const [i, t] of src.variety_tracks.entries()) {
+      for (const [j, g] of t.grades.entries()) if (!grades.includes(g)) err(['variety_tracks', i, 'grades', j], `"${g}" is not one of the grades`);
+    }
+    for (const g of grades) {
+      const n = seen.filter((x) => x === g).length;
+      if (n !== 1) err(['variety_tracks'], `the tracks must share out the grades, each exactly once; "${g}" is in ${n}`);
+    }
+  }
+  for (const [i, r] of (src.grade_floor_rules ?? []).entries()) {
+    if (!grades.includes(r.floor_grade)) err(['grade_floor_rules', i, 'floor_grade'], `"${r.floor_grade}" is not one of the grades`);
+  }
+  const groupIds = new Set<string>();
+  const factorIds = new Set<string>();
+  const factor_groups = src.factor_groups.map((g, gi) => {
+    if (groupIds.has(g.group_id)) err(['factor_groups', gi, 'group_id'], `the group id "${g.group_id}" is used twice`);
+    groupIds.add(g.group_id);
+    const siblings = new Set(g.factors.map((f) => f.factor_id));
+    const factors = g.factors.map((f, fi): Factor => {
+      const at = (...p: Path): Path => ['factor_groups', gi, 'factors', fi, ...p];
+      if (factorIds.has(f.factor_id)) err(at('factor_id'), `the factor id "${f.factor_id}" is used twice in this grain`);
+      factorIds.add(f.factor_id);
+      const direction = f.threshold_direction ?? 'maximum';
+      const unit = f.unit ?? (direction === 'qualitative' ? '' : '%');
+      if (direction === 'qualitative' && unit) err(at('unit'), 'a qualitative factor has no unit');
+      if (f.thresholds.length !== grades.length) {
+        err(at('thresholds'), `has ${f.thresholds.length} cells but the grain has ${grades.length} grades (${grades.join(', ')})`);
+      }
+      const thresholds: Record<string, Threshold> = {};
+      f.thresholds.forEach((raw, k) => {
+        const cell = readCell(raw, {
+          direction,
+          hasAltUnit: Boolean(f.unit_alt),
+          source: (sub) => file.source([...at('thresholds', k), ...sub]),
+        });
+        if ('error' in cell) err([...at('thresholds', k), ...(cell.at ?? [])], `${grades[k] ?? `cell ${k + 1}`}: ${cell.error}`);
+        else if (grades[k] !== undefined) thresholds[grades[k]!] = cell.ok;
+      });
+      for (const [k, a] of (f.aggregates ?? []).entries()) {
+        if (a === f.factor_id) err(at('aggregates', k), 'a total cannot sum itself');
+        else if (!siblings.has(a)) err(at('aggregates', k), `"${a}" is not a factor of the group "${g.group_id}"`);
+      }
+      if (f.footnote_ref !== undefined && !(f.footnote_ref in footnotes)) {
+        err(at('footnote_ref'), `there is no footnote "${f.footnote_ref}" in footnotes`);
+      }
+      if (f.fallthrough_conditions) {
+        if (!f.fallthrough) err(at('fallthrough_conditions'), 'conditions need the fallthrough text they come from');
+        for (const [k, c] of f.fallthrough_conditions.entries()) {
+          if (f.fallthrough && !squash(f.fallthrough).includes(squash(c.grade))) {
+            err(at('fallthrough_conditions', k, 'grade'), `"${c.grade}" does not appear in the fallthrough text`);
+          }
+        }
+      }
+      const factor: Factor = {
+        factor_id: f.factor_id,
+        factor_label: f.factor_label,
+        unit,
+        unit_alt: f.unit_alt ?? null,
+        threshold_direction: direction,
+        is_aggregate: Boolean(f.aggregates),
+        aggregates: f.aggregates ?? null,
+        footnote_ref: f.footnote_ref ?? null,
+        thresholds,
+        fallthrough: f.fallthrough ?? null,
+        fallthrough_conditions: f.fallthrough_conditions?.map((c) => ({ condition: c.condition, region: (c.region ?? null) as never, grade: c.grade })) ?? null,
+      };
+      if (direction !== 'qualitative' && Object.keys(thresholds).length === grades.length) {
+        const problem = monotonicProblem(factor, ladders);
+        if (problem && !f.monotonic_waiver) err(at('thresholds'), problem);
+        if (!problem && f.monotonic_waiver) err(at('monotonic_waiver'), 'the row never gets stricter at a lower grade, so the waiver is not needed; remove it');
+      } else if (f.monotonic_waiver) {
+        err(at('monotonic_waiver'), 'only a numeric row can be waived');
+      }
+      return factor;
+    });
+    return { group_id: g.group_id, group_label: g.group_label, factors };
+  });
+  return {
+    grain_id: src.grain_id,
+    grain_name: src.grain_name,
+    kind: src.kind as GrainRecord['kind'],
+    region: (src.region ?? null) as GrainRecord['region'],
+    use_class: (src.use_class ?? null) as GrainRecord['use_class'],
+    effective_crop_year: src.effective_crop_year,
+    coverage_status: (src.coverage_status ?? 'complete') as GrainRecord['coverage_status'],
+    grades,
+    variety_tracks: src.variety_tracks ?? null,
+    colour_modifier: src.colour_modifier ?? false,
+    size_modifier: src.size_modifier ?? false,
+    source_url: src.source_url,
+    last_scraped: src.last_scraped,
+    fallthrough_label: src.fallthrough_label,
+    grade_floor_rules: src.grade_floor_rules ?? [],
+    factor_groups,
+    footnotes,
+  };
+}
+
+/** One grain file on its own: schema, cells and cross-checks. */
+export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; record?: GrainRecord } {
+  // record: present once the schema holds; publish it only when errors is empty.
+  const errors = schemaErrors(file, checkGrain);
+  if (errors.length) return { errors };
+  const err = (path: Path, message: string) => errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  // The record is returned even with cross-check errors, so check-authority can compare it.
+  return { errors, record: toRecord(file, file.data as SourceGrain, err) };
+}
+
+export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; dataset?: Dataset } {
+  const errors: DatasetError[] = [];
+  const at = (file: LoadedFile, path: Path, message: string) => errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+
+  errors.push(...schemaErrors(ds.index, checkIndex));
+  const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
+  ids.forEach((id, i) => {
+    if (ids.indexOf(id) !== i) at(ds.index, ['grains', i], `"${id}" is listed twice`);
+  });
+
+  const grains: GrainRecord[] = [];
+  for (const file of ds.grains) {
+    const { errors: e, record } = validateGrainFile(file);
+    errors.push(...e);
+    if (record && !e.length) {
+      const expected = file.file.replace(/^.*\//, '').replace(/\.yaml$/, '');
+      if (record.grain_id !== expected) at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
+      grains.push(record);
+    }
+  }
+
+  const clErrors = schemaErrors(ds.changelog, checkChangelog);
+  errors.push(...clErrors);
+  const changelog: ChangelogEntry[] = clErrors.length ? [] : (ds.changelog.data as { entries: ChangelogEntry[] }).entries;
+  const seen = new Set<string>();
+  changelog.forEach((c, i) => {
+    if (seen.has(c.id)) at(ds.changelog, ['entries', i, 'id'], `the id "${c.id}" is used twice`);
+    seen.add(c.id);
+    c.grain_ids_affected.forEach((g, k) => {
+      if (!ids.includes(g)) at(ds.changelog, ['entries', i, 'grain_ids_affected', k], `"${g}" is not a grain in index.yaml`);
+    });
+    if (Number.isNaN(Date.parse(c.created_at)) || Number.isNaN(Date.parse(c.effective_date))) {
+      at(ds.changelog, ['entries', i], 'a date that does not exist');
+    }
+  });
+
+  errors.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  return errors.length ? { errors } : { errors, dataset: { grains, changelog } };
+}
+
+export const formatError = (e: DatasetError) => `${e.file}:${e.line}:${e.column}: ${e.field}: ${e.message}`;

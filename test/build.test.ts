@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { buildSite, siteFromDataset } from '../build/build-site.ts';
+import { changelogKey, changelogOrder } from '../build/compile.ts';
+import type { Manifest } from '../build/emit.ts';
+import { publishSite, readPointer } from '../build/publish.ts';
+import type { ChangelogEntry } from '../build/types.ts';
+import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const real = buildSite(join(root, 'dataset'));
+assert.ok(real.ok, 'the real dataset builds');
+const { site } = real;
+const body = (key: string) => {
+  const hash = site.manifest.routes[key];
+  assert.ok(hash, `a body for ${key}`);
+  return JSON.parse(site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8'));
+};
+
+function treeOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p).toString('base64'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('build', () => {
+  it('lists the nine classes in the published order', () => {
+    const list = body('/api/grains');
+    assert.equal(list.schema_version, '1.0');
+    assert.equal(list.count, 9);
+    assert.deepEqual(list.grains.map((g: { grain_id: string }) => g.grain_id), ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS']);
+    assert.deepEqual(Object.keys(list.grains[0]), ['grain_id', 'grain_name', 'kind', 'region', 'use_class', 'effective_crop_year', 'coverage_status', 'grades']);
+    assert.deepEqual(list.grains.map((g: { grain_name: string }) => g.grain_name), [
+      'Canada Western Red Spring', 'Canada Western Amber Durum', 'Canada Prairie Spring Red', 'Canola, Canada (CAN)',
+      'Barley, Canada Western General Purpose', 'Barley, Canada Eastern General Purpose',
+      'Corn, Canada Western Yellow, White or Mixed', 'Corn, Canada Eastern Yellow, White or Mixed',
+      'Soybeans, Canada Yellow, Green, Brown, Black or Mixed',
+    ]);
+  });
+
+  it('matches the golden record for CORN_CW, byte for byte', () => {
+    const golden = readFileSync(join(root, 'test/fixtures/golden/CORN_CW.json'), 'utf8');
+    const hash = site.manifest.routes['/api/grains/CORN_CW']!;
+    const bytes = site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
+    assert.equal(bytes, JSON.stringify(JSON.parse(golden)));
+  });
+
+  it('has a body for every changelog filter and limit 1..100', () => {
+    const filters = [null, ...site.manifest.grain_ids];
+    for (const f of filters) {
+      for (let limit = 1; limit <= 100; limit++) assert.ok(site.manifest.routes[changelogKey(f, limit)], changelogKey(f, limit));
+    }
+    assert.equal(site.manifest.routes[changelogKey(null, 101)], undefined);
+    assert.equal(Object.keys(site.manifest.routes).length, 2 + 9 + 10 * 100);
+  });
+
+  it('serves every body as the schema in the OpenAPI document describes it', () => {
+    const openapi = body('/api/openapi.json');
+    assert.equal(openapi.openapi, '3.1.0');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat('uri', /^https?:\/\/\S+$/);
+    ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
+    ajv.addFormat('email', /^[^@\s]+@[^@\s]+\.[^@\s]+$/);
+    ajv.addSchema({ ...openapi, $id: 'openapi.json' });
+    const validator = (name: string) => ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
+    const schemaFor = (key: string) =>
+      key === '/api/grains' ? 'GrainList' : key.startsWith('/api/grains/') ? 'GrainRecord' : key.startsWith('/api/changelog') ? 'Changelog' : null;
+    let checked = 0;
+    for (const key of Object.keys(site.manifest.routes)) {
+      const name = schemaFor(key);
+      if (!name) continue;
+      const v = validator(name);
+      assert.ok(v(body(key)), `${key}: ${ajv.errorsText(v.errors)}`);
+      checked++;
+    }
+    assert.equal(checked, 1010);
+    // a body that breaks the contract is refused: the test can fail
+    const broken = { ...body('/api/grains/CWRS'), extra: 1 };
+    assert.equal(validator('GrainRecord')(broken), false);
+    // every operation of the API is described
+    assert.deepEqual(Object.keys(openapi.paths).sort(), ['/api/changelog', '/api/grains', '/api/grains/{grain_id}', '/api/openapi.json', '/api/register', '/health']);
+  });
+
+  it('keeps each encoding decodable to the same bytes, with its own strong ETag', () => {
+    for (const [hash, entry] of Object.entries(site.manifest.bodies)) {
+      const identity = site.files.get(entry.identity.file)!;
+      assert.equal(entry.identity.length, identity.length);
+      assert.equal(entry.identity.etag, `"${hash}"`);
+      if (entry.br) assert.deepEqual(brotliDecompressSync(site.files.get(entry.br.file)!), identity);
+      if (entry.gzip) assert.deepEqual(gunzipSync(site.files.get(entry.gzip.file)!), identity);
+      const tags = [entry.identity, entry.br, entry.gzip].filter(Boolean).map((v) => v!.etag);
+      assert.equal(new Set(tags).size, tags.length);
+    }
+  });
+
+  it('is byte-for-byte deterministic', () => {
+    const again = buildSite(join(root, 'dataset'));
+    assert.ok(again.ok);
+    assert.equal(again.site.manifest.build_id, site.manifest.build_id);
+    assert.deepEqual([...again.site.files.keys()], [...site.files.keys()]);
+    for (const [k, v] of site.files) assert.ok(v.equals(again.site.files.get(k)!), k);
+    const a = tempDir('det-a');
+    const b = tempDir('det-b');
+    publishSite(a, site);
+    publishSite(b, again.site);
+    assert.deepEqual(treeOf(a), treeOf(b));
+  });
+
+  it('changes the build id when one number changes', () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain() } });
+    const one = buildSite(dir);
+    writeFileSync(join(dir, 'grains/TEST.yaml'), baseGrain().replace('[0.04, 0.04, 0.10]', '[0.04, 0.04, 0.1]'));
+    const two = buildSite(dir);
+    assert.ok(one.ok && two.ok);
+    assert.notEqual(one.site.manifest.build_id, two.site.manifest.build_id);
+  });
+
+  it('publishes nothing when the dataset has an error', () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain().replace('kind: wheat', 'kind: wheet') } });
+    const out = tempDir('bad-out');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/index.ts'), '--dataset', dir, '--out', out], { encoding: 'utf8' });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^grains\/TEST\.yaml:3:7: kind: must be one of/m);
+    assert.match(run.stderr, /1 error; nothing was published\./);
+    assert.deepEqual(readdirSync(out), []);
+  });
+});
+
+describe('publish', () => {
+  const other = (() => {
+    const r = buildSite(writeDataset({ grains: { TEST: baseGrain() } }));
+    assert.ok(r.ok);
+    return r.site;
+  })();
+
+  it('swaps the pointer only after the new build is complete, and keeps recent builds', () => {
+    const out = tempDir('swap');
+    publishSite(out, site);
+    assert.equal(readPointer(out)?.build_id, site.manifest.build_id);
+    // a build that died half-way leaves only a temporary folder, which changes nothing
+    mkdirSync(join(out, 'builds', '.tmp-dead-1-1', 'bodies'), { recursive: true });
+    publishSite(out, other);
+    assert.equal(readPointer(out)?.build_id, other.manifest.build_id);
+    assert.ok(existsSync(join(out, 'builds', site.manifest.build_id, 'manifest.json')), 'the previous build stays for readers still on it');
+    const again = publishSite(out, other);
+    assert.equal(again.reused, true);
+  });
+
+  it('never shows a reader half a build while builds are published', async () => {
+    const out = tempDir('race');
+    publishSite(out, site);
+    // another process publishes the two builds in turn while this one reads as a gateway would
+    const script = `
+      import { buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
+      import { publishSite } from ${JSON.stringify(join(root, 'build/publish.ts'))};
+      const a = buildSite(${JSON.stringify(join(root, 'dataset'))});
+      const b = buildSite(process.env.OTHER_DATASET);
+      for (let i = 0; i < 40; i++) publishSite(${JSON.stringify(out)}, (i % 2 ? a : b).site);
+    `;
+    const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: 'inherit',
+      env: { ...process.env, OTHER_DATASET: writeDataset({ grains: { TEST: baseGrain() } }) },
+    });
+    const done = new Promise<number | null>((r) => writer.on('exit', r));
+    let reads = 0;
+    let finished = false;
+    void done.then(() => (finished = true));
+    while (!finished) {
+      const pointer = readPointer(out);
+      assert.ok(pointer, 'a pointer is always there');
+      const manifest = JSON.parse(readFileSync(join(out, pointer.dir, 'manifest.json'), 'utf8')) as Manifest;
+      assert.equal(manifest.build_id, pointer.build_id);
+      for (const entry of Object.values(manifest.bodies)) {
+        assert.equal(readFileSync(join(out, pointer.dir, entry.identity.file)).length, entry.identity.length);
+      }
+      reads++;
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(await done, 0);
+    assert.ok(reads > 5, `read ${reads} times during the publishing`);
+  });
+});
+
+describe('changelog order', () => {
+  const e = (id: string, effective_date: string, created_at: string): ChangelogEntry => ({
+    id, effective_date, created_at, crop_year: '2025/26', grain_ids_affected: ['TEST'], summary: id,
+  });
+  const cases: [string, ChangelogEntry[], string[]][] = [
+    ['effective_date descending', [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-02-01', '2026-01-01T00:00:00Z')], ['b', 'a']],
+    ['then created_at descending', [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-01-01', '2026-01-02T00:00:00Z')], ['b', 'a']],
+    ['then id ascending', [e('b', '2026-01-01', '2026-01-01T00:00:00Z'), e('a', '2026-01-01', '2026-01-01T00:00:00Z')], ['a', 'b']],
+  ];
+  for (const [name, entries, expected] of cases) {
+    it(name, () => assert.deepEqual([...entries].sort(changelogOrder).map((x) => x.id), expected));
+  }
+
+  it('filters by grain and cuts at the limit', () => {
+    const grains = { AAA: baseGrain('AAA'), BBB: baseGrain('BBB') };
+    const changelog = `entries:\n${[1, 2, 3, 4, 5].map((n) => `  - id: e${n}
+    crop_year: 2025/26
+    effective_date: 2026-0${n}-01
+    grain_ids_affected: [${n % 2 ? 'AAA' : 'AAA, BBB'}]
+    summary: Entry ${n}.
+    created_at: 2026-0${n}-01T00:00:00Z
+`).join('')}`;
+    const r = buildSite(writeDataset({ grains, changelog }));
+    assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
+    const get = (key: string) => JSON.parse(r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[key]!]!.identity.file)!.toString());
+    assert.deepEqual(get(changelogKey(null, 20)).entries.map((x: ChangelogEntry) => x.id), ['e5', 'e4', 'e3', 'e2', 'e1']);
+    assert.deepEqual(get(changelogKey(null, 2)), { schema_version: '1.0', count: 2, entries: get(changelogKey(null, 20)).entries.slice(0, 2) });
+    assert.deepEqual(get(changelogKey('BBB', 20)).entries.map((x: ChangelogEntry) => x.id), ['e4', 'e2']);
+    assert.equal(get(changelogKey('BBB', 1)).count, 1);
+    assert.equal(r.site.manifest.dataset_version, 'e5');
+    assert.equal(siteFromDataset(r.dataset).manifest.build_id, r.site.manifest.build_id);
+  });
+});

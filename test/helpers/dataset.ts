@@ -1,0 +1,75 @@
+// Small datasets of our own making, written to temporary folders, for the build and validation tests.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `grain-${prefix}-`));
+
+/** A valid grain file; the validation tests change one thing at a time. Line numbers matter there. */
+export const baseGrain = (id = 'TEST') => `grain_id: ${id}
+grain_name: Test Wheat ${id}
+kind: wheat
+region: western
+effective_crop_year: 2025/26
+source_url: https://example.invalid/${id.toLowerCase()}.html
+source_section: Wheat, Test (${id})
+last_scraped: 2026-04-12T00:00:00Z
+grades: [No. 1 T, No. 2 T, T Feed]
+fallthrough_label: Grade, if specs for T Feed not met
+grade_floor_rules:
+  - account: mildew
+    floor_grade: No. 2 T
+    note: Samples will be graded no lower than No. 2 T on account of mildew.
+footnotes:
+  "1": A footnote.
+factor_groups:
+  - group_id: grading_factors
+    group_label: Grading factors
+    factors:
+      - factor_id: soundness
+        factor_label: Degree of soundness
+        threshold_direction: qualitative
+        footnote_ref: "1"
+        thresholds: [Well matured, Fairly well matured, Sweet]
+      - factor_id: test_weight
+        factor_label: Minimum test weight
+        unit: kg/hL
+        unit_alt: g/0.5 L
+        threshold_direction: minimum
+        thresholds: [75 (365), 72 (350), 65 (315)]
+        fallthrough: Wheat, Sample Account Light Weight
+      - factor_id: ergot
+        factor_label: Ergot
+        thresholds: [0.04, 0.04, 0.10]
+        fallthrough: Wheat, Sample Account Ergot
+      - factor_id: stones
+        factor_label: Stones
+        thresholds: [0.03, 0.06, 0.10]
+        fallthrough: 2.5% or less - Wheat, Rejected Over 2.5% - Wheat, Sample Salvage
+        fallthrough_conditions:
+          - {condition: <= 2.5%, grade: "Wheat, Rejected"}
+          - {condition: "> 2.5%", grade: "Wheat, Sample Salvage"}
+      - factor_id: total_foreign_material
+        factor_label: Total Foreign material
+        aggregates: [ergot, stones]
+        thresholds: [0.5, 1.0, {type: no_limit, note: No limit within tolerances}]
+`;
+
+export const baseChangelog = (ids: string[]) => `entries:
+  - id: first
+    crop_year: 2025/26
+    effective_date: 2026-11-01
+    grain_ids_affected: [${ids.join(', ')}]
+    summary: First publication.
+    created_at: 2026-11-01T10:00:00Z
+`;
+
+export function writeDataset(files: { grains: Record<string, string>; changelog?: string; index?: string }): string {
+  const dir = tempDir('dataset');
+  mkdirSync(join(dir, 'grains'));
+  const ids = Object.keys(files.grains);
+  writeFileSync(join(dir, 'index.yaml'), files.index ?? `grains: [${ids.join(', ')}]\n`);
+  writeFileSync(join(dir, 'changelog.yaml'), files.changelog ?? baseChangelog(ids));
+  for (const [id, text] of Object.entries(files.grains)) writeFileSync(join(dir, 'grains', `${id}.yaml`), text);
+  return dir;
+}
