@@ -94,6 +94,7 @@ export const responseSchemas = {
   Error: exact({ error: str, status: { type: 'integer' }, schema_version: schemaVersion }),
   Health: exact({
     status: { enum: ['ok', 'degraded'] },
+    store: { enum: ['ok', 'unavailable'], description: 'whether keys and limits can be checked right now' },
     dataset_version: str,
     build_id: str,
     schema_version: schemaVersion,

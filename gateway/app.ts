@@ -1,0 +1,157 @@
+// The gateway's core, callable without a socket: a request → a response from the precomputed
+// table, after the key and the hourly limit are checked. server.ts wires it to node:http.
+import { clientAddress } from './client-address.ts';
+import type { Config } from './config.ts';
+import { errorBody, HttpError, MESSAGES } from './errors.ts';
+import { hashKey, isWellFormedKey } from './keys.ts';
+import { chooseVariant, noneMatch } from './negotiate.ts';
+import { rateLimitHeaders, retryAfterSeconds, type Decision } from './rate-limit.ts';
+import { isJsonContentType, MAX_BODY_BYTES, readEmail, tooLarge, unsupportedType } from './registration.ts';
+import { generateKey } from './keys.ts';
+import { route } from './routes.ts';
+import type { Resource, Site, SiteHolder } from './site.ts';
+import { StoreUnavailableError, type Store } from './store/types.ts';
+
+export interface GatewayRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string | undefined;
+  /** Reads the body, refusing (413) beyond `limit` bytes. */
+  readBody(limit: number): Promise<Buffer>;
+}
+
+export interface GatewayResponse {
+  status: number;
+  /** Flat [name, value, …] list. */
+  headers: string[];
+  body: Buffer | null;
+  /** For the log line: the account served, never its key. */
+  account?: string;
+}
+
+export interface AppOptions {
+  config: Pick<Config, 'trustProxy'>;
+  site: SiteHolder;
+  store: Store;
+  clock: () => number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const missingKey = new HttpError(401, MESSAGES.missingKey);
+const invalidKey = new HttpError(401, MESSAGES.invalidKey);
+const rateLimited = new HttpError(429, MESSAGES.rateLimited);
+const registerLimited = new HttpError(429, MESSAGES.registerLimited);
+const storeUnavailable = new HttpError(503, MESSAGES.storeUnavailable);
+const internal = new HttpError(500, MESSAGES.internal);
+const STORE_RETRY_SECONDS = '5';
+
+/** Error bodies are built once per error value. */
+const errorBodies = new WeakMap<HttpError, Buffer>();
+export function errorResponse(err: HttpError, extra: string[] = [], head = false): GatewayResponse {
+  let body = errorBodies.get(err);
+  if (!body) errorBodies.set(err, (body = errorBody(err.status, err.message)));
+  const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
+  for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
+  headers.push(...extra);
+  return { status: err.status, headers, body: head ? null : body };
+}
+export const INTERNAL_ERROR = errorResponse(internal);
+
+export function createApp(opts: AppOptions) {
+  const { store, clock } = opts;
+  const healthBodies = new Map<string, Buffer>();
+
+  function health(site: Site, head: boolean): GatewayResponse {
+    const state = store.health();
+    const key = `${site.buildId}:${state}`;
+    let body = healthBodies.get(key);
+    if (!body) {
+      healthBodies.clear();
+      const status = state === 'ok' ? 'ok' : 'degraded';
+      body = Buffer.from(JSON.stringify({ status, store: state, dataset_version: site.datasetVersion, build_id: site.buildId, schema_version: '1.0' }));
+      healthBodies.set(key, body);
+    }
+    return { status: 200, headers: ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'], body: head ? null : body };
+  }
+
+  function serve(resource: Resource, req: GatewayRequest, head: boolean, rate: string[], account?: string): GatewayResponse {
+    const variant = chooseVariant(resource, req.headers['accept-encoding']);
+    return { status: 200, headers: rate.length ? variant.headers.concat(rate) : variant.headers, body: head ? null : variant.body, account };
+  }
+
+  function notModified(resource: Resource, req: GatewayRequest, rate: string[], account?: string): GatewayResponse {
+    const variant = chooseVariant(resource, req.headers['accept-encoding']);
+    return { status: 304, headers: ['ETag', variant.etag, 'Cache-Control', 'private, no-cache', 'Vary', 'Accept-Encoding', ...rate], body: null, account };
+  }
+
+  const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account?: string) =>
+    ({ ...errorResponse(err, ['Retry-After', String(retryAfterSeconds(d, now)), ...rateLimitHeaders(d, now)], head), account });
+
+  async function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
+    const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.config.trustProxy);
+    const d = await store.registrations.hit(address, now);
+    if (!d.allowed) return errorResponse(registerLimited, ['Retry-After', String(retryAfterSeconds(d, now))]);
+    const type = req.headers['content-type'];
+    if (!isJsonContentType(typeof type === 'string' ? type : undefined)) throw unsupportedType;
+    const length = req.headers['content-length'];
+    if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw tooLarge;
+    const email = readEmail(await req.readBody(MAX_BODY_BYTES));
+    const key = generateKey();
+    const account = await store.register(email, hashKey(key), now);
+    const body = Buffer.from(JSON.stringify({ api_key: key, email, schema_version: '1.0' }));
+    return {
+      status: 201,
+      headers: ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'],
+      body,
+      account: account.id,
+    };
+  }
+
+  async function handle(req: GatewayRequest): Promise<GatewayResponse> {
+    const now = clock();
+    const site = opts.site.current; // one build for the whole request
+    const head = req.method === 'HEAD';
+    const r = route(req.method, req.url, site);
+    try {
+      switch (r.endpoint) {
+        case null:
+          return errorResponse(r.error, [], head);
+        case 'health':
+          return health(site, head);
+        case 'openapi': {
+          const doc = site.routes.get('/api/openapi.json')!;
+          return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, []) : serve(doc, req, head, []);
+        }
+        case 'register':
+          return await register(req, now);
+      }
+      // A data endpoint: the key, then the limit (decisions.md §3).
+      const raw = req.headers['x-api-key'];
+      if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
+      // The checksum refuses made-up keys before any lookup or hashing.
+      if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
+      const account = await store.findByKeyHash(hashKey(raw));
+      if (!account) return errorResponse(invalidKey, [], head);
+
+      const resource = r.key === undefined ? undefined : site.routes.get(r.key);
+      if (resource && noneMatch(req.headers['if-none-match'], resource)) {
+        const d = await store.requests.peek(account.id, now); // a 304 is not counted
+        if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
+        return notModified(resource, req, rateLimitHeaders(d, now), account.id);
+      }
+      const d = await store.requests.hit(account.id, now);
+      if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
+      const rate = rateLimitHeaders(d, now);
+      if (!resource) return { ...errorResponse(r.error ?? new HttpError(404, MESSAGES.notFound), rate, head), account: account.id };
+      return serve(resource, req, head, rate, account.id);
+    } catch (err) {
+      if (err instanceof HttpError) return errorResponse(err, [], head);
+      if (err instanceof StoreUnavailableError) return errorResponse(storeUnavailable, ['Retry-After', STORE_RETRY_SECONDS], head);
+      throw err;
+    }
+  }
+
+  return { handle };
+}
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,76 @@
+// Configuration enters once: loadConfig(env) validates every variable, names the one that is wrong,
+// and returns a frozen object. Nothing else reads process.env (decisions.md §6).
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string | undefined;
+  stateDir: string;
+  siteDir: string;
+  datasetDir: string;
+  redisUrl: string | null;
+  upstreamUrl: string | null;
+  rateLimitPerHour: number;
+  registerLimitPerHour: number;
+  /** How many proxies in front (the CDN) to trust for X-Forwarded-For; 0 trusts none. */
+  trustProxy: number;
+  /** Server timeouts and caps, in milliseconds and bytes. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), not "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(' or ')}`);
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonly<Config> {
+  const trust = env.TRUST_PROXY;
+  let trustProxy = 0;
+  if (trust !== undefined && trust !== '') {
+    if (trust === 'false') trustProxy = 0;
+    else if (trust === 'true') throw new ConfigError('TRUST_PROXY must be the number of proxies in front of the gateway (e.g. 1 for a CDN), not "true"');
+    else trustProxy = integer(env, 'TRUST_PROXY', 0, 0, 10);
+  }
+  const host = env.HOST === undefined || env.HOST === '' ? undefined : env.HOST;
+  if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`HOST must be an address or host name, not "${host}"`);
+  return Object.freeze({
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host,
+    stateDir: resolve(cwd, env.STATE_DIR || 'var'),
+    siteDir: resolve(cwd, env.SITE_DIR || 'site'),
+    datasetDir: resolve(cwd, env.DATASET_DIR || 'dataset'),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:']),
+    rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
+    registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),
+    trustProxy,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: 5_000,
+    maxHeaderBytes: 16 * 1024,
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  });
+}

@@ -1,0 +1,39 @@
+// npm start: configuration from the environment (once), a build if none is published yet, then
+// the gateway until SIGTERM or SIGINT, which drain in-flight requests and save the hourly windows.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSite } from '../build/build-site.ts';
+import { publishSite } from '../build/publish.ts';
+import { formatError } from '../build/validate.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { startGateway } from './server.ts';
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`configuration error: ${err.message}`);
+  process.exit(1);
+}
+
+if (!existsSync(join(config.siteDir, 'current.json'))) {
+  const result = buildSite(config.datasetDir);
+  if (!result.ok) {
+    for (const e of result.errors) console.error(formatError(e));
+    console.error('no build is published and the dataset does not build; fix it and run npm run build');
+    process.exit(1);
+  }
+  publishSite(config.siteDir, result.site);
+}
+
+const gateway = await startGateway({ config });
+const stop = (signal: string) => {
+  gateway.log({ event: 'shutdown', signal });
+  gateway.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.once('SIGTERM', () => stop('SIGTERM'));
+process.once('SIGINT', () => stop('SIGINT'));

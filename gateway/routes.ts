@@ -1,0 +1,98 @@
+// Request line → what to do: which endpoint, and for data endpoints the key of the precomputed
+// body (the same canonical key the build wrote), or the error to give. No I/O here.
+import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/compile.ts';
+import { HttpError, MESSAGES } from './errors.ts';
+import type { Site } from './site.ts';
+
+export type Endpoint = 'register' | 'health' | 'openapi' | 'data';
+
+export type Routed =
+  | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
+  | { endpoint: Exclude<Endpoint, 'data'> }
+  /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
+  | { endpoint: 'data'; key: string; error?: undefined }
+  | { endpoint: 'data'; key?: undefined; error: HttpError };
+
+const GET_HEAD = 'GET, HEAD';
+const notFound = new HttpError(404, MESSAGES.notFound);
+const keyInUrl = new HttpError(400, MESSAGES.keyInQuery);
+const badLimit = new HttpError(400, MESSAGES.badLimit);
+const repeated = new HttpError(400, MESSAGES.repeatedParam);
+const badQuery = new HttpError(400, MESSAGES.badQuery);
+const unknownGrain = new HttpError(404, MESSAGES.unknownGrain);
+const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
+const NOT_ALLOWED_GET = methodNotAllowed(GET_HEAD);
+const NOT_ALLOWED_POST = methodNotAllowed('POST');
+
+/** Query parameter names that would carry a key in the URL (refused, never echoed). */
+const KEY_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key', 'token', 'access_token']);
+const GRAIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+
+function decode(s: string): string | null {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+function changelog(query: string, site: Site): Routed {
+  let grainId: string | null = null;
+  let limit = CHANGELOG_DEFAULT_LIMIT;
+  let seenGrain = false;
+  let seenLimit = false;
+  for (const part of query.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    const name = decode(eq < 0 ? part : part.slice(0, eq));
+    const value = decode(eq < 0 ? '' : part.slice(eq + 1));
+    if (name === null || value === null) return { endpoint: 'data', error: badQuery };
+    if (name === 'grain_id') {
+      if (seenGrain) return { endpoint: 'data', error: repeated };
+      seenGrain = true;
+      const id = GRAIN_ID.test(value) ? site.grainIds.get(value.toUpperCase()) : undefined;
+      if (!id) return { endpoint: 'data', error: unknownGrain };
+      grainId = id;
+    } else if (name === 'limit') {
+      if (seenLimit) return { endpoint: 'data', error: repeated };
+      seenLimit = true;
+      if (!/^\d{1,3}$/.test(value)) return { endpoint: 'data', error: badLimit };
+      limit = Number(value);
+      if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { endpoint: 'data', error: badLimit };
+    }
+  }
+  return { endpoint: 'data', key: changelogKey(grainId, limit) };
+}
+
+export function route(method: string, url: string, site: Site): Routed {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : url.slice(q + 1);
+  const get = method === 'GET' || method === 'HEAD';
+
+  // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
+  if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: keyInUrl };
+  if (path === '/api/register') return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: NOT_ALLOWED_POST };
+
+  let routed: Routed;
+  if (path === '/health') routed = { endpoint: 'health' };
+  else if (path === '/api/openapi.json') routed = { endpoint: 'openapi' };
+  else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
+  else if (path === '/api/changelog') routed = changelog(query, site);
+  else if (path.startsWith('/api/grains/')) {
+    const raw = path.slice('/api/grains/'.length);
+    const id = GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+    routed = id ? { endpoint: 'data', key: `/api/grains/${id}` } : { endpoint: 'data', error: unknownGrain };
+  } else return { endpoint: null, error: notFound };
+  return get ? routed : { endpoint: null, error: NOT_ALLOWED_GET };
+}
+
+function hasKeyInQuery(query: string): boolean {
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=');
+    const name = decode(eq < 0 ? part : part.slice(0, eq));
+    if (name !== null && KEY_PARAMS.has(name.toLowerCase())) return true;
+  }
+  return false;
+}

@@ -1,0 +1,123 @@
+// A published build, loaded once into a table of ready responses: for each route, each encoding's
+// bytes with its headers already built. A new build is loaded beside the live one and swapped in
+// by one assignment, so a request is served wholly from the old build or wholly from the new.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BodyEntry, Manifest } from '../build/emit.ts';
+import type { Pointer } from '../build/publish.ts';
+
+export interface Variant {
+  body: Buffer;
+  etag: string;
+  /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
+  headers: string[];
+}
+
+export interface Resource {
+  identity: Variant;
+  br?: Variant;
+  gzip?: Variant;
+  /** Every ETag of the resource: If-None-Match with any of them is a match (same content). */
+  etags: Set<string>;
+}
+
+export interface Site {
+  buildId: string;
+  datasetVersion: string;
+  /** Upper-case id → canonical id, for case-insensitive matching. */
+  grainIds: Map<string, string>;
+  routes: Map<string, Resource>;
+}
+
+export const DATA_CACHE_CONTROL = 'private, no-cache';
+
+export function variantHeaders(entry: { type: string }, v: { length: number; etag: string }, encoding: string | null): string[] {
+  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', DATA_CACHE_CONTROL, 'Vary', 'Accept-Encoding'];
+  if (encoding) h.push('Content-Encoding', encoding);
+  return h;
+}
+
+/** Builds the table from a manifest; `read` gives a file's bytes (from disk, or from an origin). */
+export async function siteFromManifest(manifest: Manifest, read: (file: string) => Promise<Buffer>): Promise<Site> {
+  const resources = new Map<string, Resource>();
+  await Promise.all(
+    Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
+      const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
+        const body = await read(v.file);
+        if (body.length !== v.length) throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
+        return { body, etag: v.etag, headers: variantHeaders(entry, v, encoding) };
+      };
+      const r: Resource = {
+        identity: await variant(entry.identity, null),
+        br: entry.br && (await variant(entry.br, 'br')),
+        gzip: entry.gzip && (await variant(entry.gzip, 'gzip')),
+        etags: new Set([entry.identity.etag, entry.br?.etag, entry.gzip?.etag].filter((e): e is string => Boolean(e))),
+      };
+      resources.set(hash, r);
+    }),
+  );
+  const routes = new Map<string, Resource>();
+  for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resources.get(hash)!);
+  return {
+    buildId: manifest.build_id,
+    datasetVersion: manifest.dataset_version,
+    grainIds: new Map(manifest.grain_ids.map((id) => [id.toUpperCase(), id])),
+    routes,
+  };
+}
+
+export async function readPointerFile(siteDir: string): Promise<Pointer> {
+  return JSON.parse(await readFile(join(siteDir, 'current.json'), 'utf8')) as Pointer;
+}
+
+export async function loadSiteFromDisk(siteDir: string, pointer?: Pointer): Promise<Site> {
+  const p = pointer ?? (await readPointerFile(siteDir));
+  const dir = join(siteDir, p.dir);
+  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  if (manifest.build_id !== p.build_id) throw new Error(`current.json names ${p.build_id} but its manifest is ${manifest.build_id}`);
+  return siteFromManifest(manifest, (file) => readFile(join(dir, file)));
+}
+
+export interface SiteHolder {
+  current: Site;
+  close(): void;
+}
+
+/**
+ * Holds the live site and polls current.json; a new build is loaded in full before it replaces the
+ * old one. A build that cannot be loaded is logged and the old one keeps serving.
+ */
+export function watchSite(opts: {
+  initial: Site;
+  pollMs: number;
+  readPointer: () => Promise<Pointer>;
+  load: (p: Pointer) => Promise<Site>;
+  log: (event: Record<string, unknown>) => void;
+}): SiteHolder {
+  let loading = false;
+  let failedId: string | null = null;
+  const holder: SiteHolder = {
+    current: opts.initial,
+    close: () => clearInterval(timer),
+  };
+  const tick = async () => {
+    if (loading) return;
+    loading = true;
+    try {
+      const p = await opts.readPointer();
+      if (p.build_id === holder.current.buildId || p.build_id === failedId) return;
+      const next = await opts.load(p);
+      const previous = holder.current.buildId;
+      holder.current = next;
+      failedId = null;
+      opts.log({ event: 'site_swapped', from: previous, to: next.buildId, dataset_version: next.datasetVersion });
+    } catch (err) {
+      opts.log({ event: 'site_load_failed', error: (err as Error).message });
+    } finally {
+      loading = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), opts.pollMs);
+  timer.unref();
+  return holder;
+}

@@ -1,0 +1,115 @@
+// The embedded default: one SQLite file (WAL, synchronous=FULL) under STATE_DIR holds accounts and
+// key hashes; the hourly windows live in this process's memory, are saved every few seconds and
+// at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createMemoryLimiter, type MemoryLimiter, type WindowState } from '../rate-limit.ts';
+import type { Account, AccountRow, Store } from './types.ts';
+
+export const DB_FILE = 'gateway.sqlite';
+
+export interface SqliteStoreOptions {
+  stateDir: string;
+  rateLimitPerHour: number;
+  registerLimitPerHour: number;
+  clock: () => number;
+  /** How often the windows are saved; a kill -9 loses at most this much counting. */
+  checkpointMs?: number;
+  /** Per-address registration windows held at most (a flood of addresses cannot grow memory). */
+  maxAddresses?: number;
+}
+
+export function openDatabase(stateDir: string): Database.Database {
+  mkdirSync(stateDir, { recursive: true });
+  const db = new Database(join(stateDir, DB_FILE));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL'); // a 201 is answered after the commit reached the disk
+  db.pragma('busy_timeout = 5000'); // the accounts CLI may write at the same time
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS accounts (
+      id INTEGER PRIMARY KEY,
+      email TEXT NOT NULL UNIQUE,
+      key_hash BLOB UNIQUE,
+      created_at INTEGER NOT NULL,
+      key_issued_at INTEGER,
+      revoked_at INTEGER
+    );
+    CREATE TABLE IF NOT EXISTS windows (
+      kind TEXT NOT NULL,
+      subject TEXT NOT NULL,
+      start INTEGER NOT NULL,
+      count INTEGER NOT NULL,
+      PRIMARY KEY (kind, subject)
+    );
+  `);
+  return db;
+}
+
+export function accountQueries(db: Database.Database) {
+  const list = db.prepare<[], AccountRow>('SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts ORDER BY id');
+  const show = db.prepare<[string], AccountRow>('SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts WHERE email = ?');
+  const revoke = db.prepare<[number, string]>('UPDATE accounts SET key_hash = NULL, revoked_at = ? WHERE email = ? AND key_hash IS NOT NULL');
+  return {
+    list: () => list.all(),
+    show: (email: string) => show.get(email) ?? null,
+    revoke: (email: string, now: number) => revoke.run(now, email).changes > 0,
+  };
+}
+
+export function openSqliteStore(opts: SqliteStoreOptions): Store {
+  const db = openDatabase(opts.stateDir);
+  const find = db.prepare<[Buffer], { id: number; email: string }>('SELECT id, email FROM accounts WHERE key_hash = ?');
+  const upsert = db.prepare<[string, Buffer, number, number], { id: number }>(
+    `INSERT INTO accounts (email, key_hash, created_at, key_issued_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT(email) DO UPDATE SET key_hash = excluded.key_hash, key_issued_at = excluded.key_issued_at, revoked_at = NULL
+     RETURNING id`,
+  );
+  const readWindows = db.prepare<[string], { subject: string; start: number; count: number }>('SELECT subject, start, count FROM windows WHERE kind = ?');
+  const clearWindows = db.prepare<[string]>('DELETE FROM windows WHERE kind = ?');
+  const writeWindow = db.prepare<[string, string, number, number]>('INSERT INTO windows (kind, subject, start, count) VALUES (?, ?, ?, ?)');
+
+  const requests = createMemoryLimiter({ limit: opts.rateLimitPerHour });
+  const registrations = createMemoryLimiter({ limit: opts.registerLimitPerHour, maxSubjects: opts.maxAddresses ?? 100_000 });
+  const limiters: [string, MemoryLimiter][] = [['requests', requests], ['registrations', registrations]];
+  for (const [kind, limiter] of limiters) {
+    limiter.restore(readWindows.all(kind).map((r): [string, WindowState] => [r.subject, { start: r.start, count: r.count }]), opts.clock());
+  }
+
+  const save = db.transaction((force: boolean) => {
+    const now = opts.clock();
+    for (const [kind, limiter] of limiters) {
+      if (!limiter.takeDirty() && !force) continue;
+      limiter.sweep(now);
+      clearWindows.run(kind);
+      for (const [subject, w] of limiter.entries()) writeWindow.run(kind, subject, w.start, w.count);
+    }
+  });
+  const checkpoint = setInterval(() => save(false), opts.checkpointMs ?? 2_000);
+  checkpoint.unref();
+
+  const queries = accountQueries(db);
+  let closed = false;
+  return {
+    kind: 'sqlite',
+    findByKeyHash(hash): Account | null {
+      const row = find.get(hash);
+      return row ? { id: String(row.id), email: row.email } : null;
+    },
+    register(email, keyHash, now): Account {
+      const row = upsert.get(email, keyHash, now, now)!;
+      return { id: String(row.id), email };
+    },
+    requests,
+    registrations,
+    ...queries,
+    health: () => 'ok',
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(checkpoint);
+      save(true);
+      db.close();
+    },
+  };
+}

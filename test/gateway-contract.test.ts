@@ -1,0 +1,296 @@
+// The contract (interface.md, decisions.md) over real HTTP against a gateway on port 0.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { MESSAGES } from '../gateway/errors.ts';
+import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const IDS = ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS'];
+let t: TestGateway;
+let key: string;
+
+before(async () => {
+  t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '100000', REGISTER_LIMIT_PER_HOUR: '1000' });
+  key = await register(t.url, 'contract@example.com');
+});
+after(() => t.close());
+
+const errorOf = (status: number, error: string) => ({ error, status, schema_version: '1.0' });
+
+describe('data endpoints', () => {
+  it('GET /api/grains lists the nine classes in order, with every header', async () => {
+    const res = await get(t.url, '/api/grains', key);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], JSON_TYPE);
+    assert.equal(res.headers['cache-control'], 'private, no-cache');
+    assert.equal(res.headers.vary, 'Accept-Encoding');
+    assert.equal(res.headers['content-length'], String(res.body.length));
+    assert.match(res.headers.etag!, /^"[0-9a-f]{32}"$/);
+    assert.equal(res.headers.etag, `"${createHash('sha256').update(res.body).digest('hex').slice(0, 32)}"`);
+    assert.equal(res.headers['access-control-allow-origin'], undefined);
+    const body = res.json();
+    assert.equal(body.schema_version, '1.0');
+    assert.equal(body.count, 9);
+    assert.deepEqual(body.grains.map((g: { grain_id: string }) => g.grain_id), IDS);
+  });
+
+  for (const [asked, id] of [['CWRS', 'CWRS'], ['cwrs', 'CWRS'], ['CwRs', 'CWRS'], ['barley_gp_ce', 'BARLEY_GP_CE']]) {
+    it(`GET /api/grains/${asked} answers the ${id} record`, async () => {
+      const res = await get(t.url, `/api/grains/${asked}`, key);
+      assert.equal(res.status, 200);
+      const body = res.json();
+      assert.equal(body.grain_id, id);
+      assert.equal(body.schema_version, '1.0');
+      assert.ok(Array.isArray(body.factor_groups) && body.factor_groups.length > 0);
+    });
+  }
+
+  it('the same record, whatever the case, has the same ETag', async () => {
+    const a = await get(t.url, '/api/grains/CWRS', key);
+    const b = await get(t.url, '/api/grains/cwrs', key);
+    assert.equal(a.headers.etag, b.headers.etag);
+    assert.deepEqual(a.body, b.body);
+  });
+
+  const notFound: [string, string][] = [
+    ['/api/grains/NOPE', MESSAGES.unknownGrain],
+    ['/api/grains/', MESSAGES.unknownGrain],
+    ['/api/grains/CWRS/extra', MESSAGES.unknownGrain],
+    ['/api/changelog?grain_id=NOPE', MESSAGES.unknownGrain],
+    ['/api/nothing', MESSAGES.notFound],
+    ['/api/grains/', MESSAGES.unknownGrain],
+    ['/', MESSAGES.notFound],
+    ['/api', MESSAGES.notFound],
+    ['/api/grains.json', MESSAGES.notFound],
+  ];
+  for (const [path, message] of notFound) {
+    it(`404 for ${path}`, async () => {
+      const res = await get(t.url, path, key);
+      assert.equal(res.status, 404);
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.deepEqual(res.json(), errorOf(404, message));
+    });
+  }
+
+  it('the unknown-grain text says the id was not found and points to GET /api/grains', () => {
+    assert.match(MESSAGES.unknownGrain, /not found/);
+    assert.match(MESSAGES.unknownGrain, /GET \/api\/grains/);
+  });
+});
+
+describe('changelog', () => {
+  const ok: [string, number][] = [
+    ['/api/changelog', 1],
+    ['/api/changelog?limit=1', 1],
+    ['/api/changelog?limit=100', 1],
+    ['/api/changelog?limit=020', 1],
+    ['/api/changelog?grain_id=cwrs', 1],
+    ['/api/changelog?grain_id=SOYBEANS&limit=5', 1],
+    ['/api/changelog?limit=5&grain_id=Corn_Ce', 1],
+    ['/api/changelog?unknown=1&other', 1],
+    ['/api/changelog?grain_id=CW%52S', 1],
+  ];
+  for (const [path, count] of ok) {
+    it(`200 for ${path}`, async () => {
+      const res = await get(t.url, path, key);
+      assert.equal(res.status, 200, res.text());
+      const body = res.json();
+      assert.equal(body.count, count);
+      assert.equal(body.entries.length, count);
+      assert.deepEqual(Object.keys(body.entries[0]), ['id', 'crop_year', 'effective_date', 'grain_ids_affected', 'summary', 'created_at']);
+    });
+  }
+
+  const bad: [string, string][] = [
+    ['/api/changelog?limit=0', MESSAGES.badLimit],
+    ['/api/changelog?limit=101', MESSAGES.badLimit],
+    ['/api/changelog?limit=1.5', MESSAGES.badLimit],
+    ['/api/changelog?limit=abc', MESSAGES.badLimit],
+    ['/api/changelog?limit=', MESSAGES.badLimit],
+    ['/api/changelog?limit=-1', MESSAGES.badLimit],
+    ['/api/changelog?limit=1e2', MESSAGES.badLimit],
+    ['/api/changelog?limit=%201', MESSAGES.badLimit],
+    ['/api/changelog?limit=5&limit=5', MESSAGES.repeatedParam],
+    ['/api/changelog?grain_id=CWRS&grain_id=CWAD', MESSAGES.repeatedParam],
+    ['/api/changelog?limit=%zz', MESSAGES.badQuery],
+  ];
+  for (const [path, message] of bad) {
+    it(`400 for ${path}`, async () => {
+      const res = await get(t.url, path, key);
+      assert.equal(res.status, 400);
+      assert.deepEqual(res.json(), errorOf(400, message));
+    });
+  }
+
+  it('orders entries newest first and matches the limit and filter bodies of the build', async () => {
+    const all = (await get(t.url, '/api/changelog?limit=100', key)).json();
+    const dates = all.entries.map((e: { effective_date: string }) => e.effective_date);
+    assert.deepEqual(dates, [...dates].sort().reverse());
+    for (const id of IDS) {
+      const filtered = (await get(t.url, `/api/changelog?grain_id=${id}`, key)).json();
+      assert.ok(filtered.entries.every((e: { grain_ids_affected: string[] }) => e.grain_ids_affected.includes(id)));
+    }
+  });
+});
+
+describe('authentication', () => {
+  const cases: [string, Record<string, string>, string][] = [
+    ['no key', {}, MESSAGES.missingKey],
+    ['an empty key', { 'x-api-key': '' }, MESSAGES.missingKey],
+    ['a made-up key', { 'x-api-key': 'hello' }, MESSAGES.invalidKey],
+    ['a key with a broken checksum', { 'x-api-key': 'ggt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, MESSAGES.invalidKey],
+  ];
+  for (const [name, headers, message] of cases) {
+    for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog', '/api/grains/NOPE', '/api/changelog?limit=0']) {
+      it(`401 for ${name} on ${path}`, async () => {
+        const res = await request(t.url, path, { headers });
+        assert.equal(res.status, 401);
+        assert.deepEqual(res.json(), errorOf(401, message));
+        assert.equal(res.headers['x-ratelimit-limit'], undefined);
+        assert.match(res.json().error, /POST \/api\/register/);
+      });
+    }
+  }
+
+  it('401 for a well-formed key that was never issued', async () => {
+    const { generateKey } = await import('../gateway/keys.ts');
+    const res = await get(t.url, '/api/grains', generateKey());
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.json(), errorOf(401, MESSAGES.invalidKey));
+  });
+
+  it('a replacement key works at once and the old one is refused at once', async () => {
+    const first = await register(t.url, 'replace@example.com');
+    assert.equal((await get(t.url, '/api/grains', first)).status, 200);
+    const second = await register(t.url, 'Replace@Example.com');
+    assert.notEqual(first, second);
+    assert.equal((await get(t.url, '/api/grains', first)).status, 401);
+    assert.equal((await get(t.url, '/api/grains', second)).status, 200);
+  });
+
+  it('/health and /api/openapi.json need no key', async () => {
+    const health = await get(t.url, '/health');
+    assert.equal(health.status, 200);
+    assert.equal(health.headers['cache-control'], 'no-store');
+    const h = health.json();
+    assert.deepEqual(Object.keys(h), ['status', 'store', 'dataset_version', 'build_id', 'schema_version']);
+    assert.equal(h.status, 'ok');
+    assert.equal(h.store, 'ok');
+    assert.equal(h.dataset_version, '2026-11-22-first-publication');
+    const doc = await get(t.url, '/api/openapi.json');
+    assert.equal(doc.status, 200);
+    assert.equal(doc.json().openapi, '3.1.0');
+    assert.ok(doc.headers.etag);
+    const again = await get(t.url, '/api/openapi.json', undefined, { 'if-none-match': doc.headers.etag! });
+    assert.equal(again.status, 304);
+  });
+});
+
+describe('registration', () => {
+  it('201 with the key, the normalised e-mail and schema_version; not cached', async () => {
+    const res = await request(t.url, '/api/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ email: '  New.Person+tag@Example.CO.uk ' }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const body = res.json();
+    assert.deepEqual(Object.keys(body), ['api_key', 'email', 'schema_version']);
+    assert.equal(body.email, 'new.person+tag@example.co.uk');
+    assert.match(body.api_key, /^ggt_[A-Za-z0-9_-]{38}$/);
+    assert.equal((await get(t.url, '/api/grains', body.api_key)).status, 200);
+  });
+
+  const bad: [string, Record<string, string>, string | Buffer, number, string][] = [
+    ['no content type', {}, '{"email":"a@example.com"}', 415, MESSAGES.unsupportedType],
+    ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }, 'email=a@example.com', 415, MESSAGES.unsupportedType],
+    ['text/plain', { 'content-type': 'text/plain' }, '{"email":"a@example.com"}', 415, MESSAGES.unsupportedType],
+    ['a body over 1 KiB', { 'content-type': 'application/json' }, JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(1100) }), 413, MESSAGES.tooLarge],
+    ['malformed JSON', { 'content-type': 'application/json' }, '{"email":', 400, MESSAGES.badJson],
+    ['an empty body', { 'content-type': 'application/json' }, '', 400, MESSAGES.badJson],
+    ['a JSON array', { 'content-type': 'application/json' }, '["a@example.com"]', 400, MESSAGES.badJson],
+    ['a JSON string', { 'content-type': 'application/json' }, '"a@example.com"', 400, MESSAGES.badJson],
+    ['null', { 'content-type': 'application/json' }, 'null', 400, MESSAGES.badJson],
+    ['no email', { 'content-type': 'application/json' }, '{}', 400, MESSAGES.badJson],
+    ['a numeric email', { 'content-type': 'application/json' }, '{"email":5}', 400, MESSAGES.badJson],
+    ['an email without @', { 'content-type': 'application/json' }, '{"email":"example.com"}', 400, MESSAGES.badEmail],
+    ['an email without a tld', { 'content-type': 'application/json' }, '{"email":"a@localhost"}', 400, MESSAGES.badEmail],
+    ['an email with spaces inside', { 'content-type': 'application/json' }, '{"email":"a b@example.com"}', 400, MESSAGES.badEmail],
+    ['an email with two @', { 'content-type': 'application/json' }, '{"email":"a@b@example.com"}', 400, MESSAGES.badEmail],
+    ['an email over 254 characters', { 'content-type': 'application/json' }, JSON.stringify({ email: `${'a'.repeat(60)}@${'b'.repeat(190)}.com` }), 400, MESSAGES.badEmail],
+  ];
+  for (const [name, headers, body, status, message] of bad) {
+    it(`${status} for ${name}, and no account is made`, async () => {
+      const before = (await t.gateway.store.list()).length;
+      const res = await request(t.url, '/api/register', { method: 'POST', headers, body });
+      assert.equal(res.status, status, res.text());
+      assert.deepEqual(res.json(), errorOf(status, message));
+      assert.equal((await t.gateway.store.list()).length, before);
+    });
+  }
+});
+
+describe('HTTP behaviour', () => {
+  it('If-None-Match with the current ETag answers 304 with no body', async () => {
+    const first = await get(t.url, '/api/grains/CANOLA', key);
+    const res = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': first.headers.etag! });
+    assert.equal(res.status, 304);
+    assert.equal(res.body.length, 0);
+    assert.equal(res.headers.etag, first.headers.etag);
+    assert.ok(res.headers['x-ratelimit-remaining']);
+    const list = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': `"nope", W/${first.headers.etag}` });
+    assert.equal(list.status, 304);
+    const stale = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': '"0000"' });
+    assert.equal(stale.status, 200);
+  });
+
+  it('serves brotli and gzip from the precompressed forms, each with its own ETag', async () => {
+    const plain = await get(t.url, '/api/grains/CWAD', key);
+    const br = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip, deflate, br' });
+    const gz = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip' });
+    const refused = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'br;q=0, gzip;q=0' });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(refused.headers['content-encoding'], undefined);
+    assert.deepEqual(brotliDecompressSync(br.body), plain.body);
+    assert.deepEqual(gunzipSync(gz.body), plain.body);
+    assert.ok(br.body.length < gz.body.length && gz.body.length < plain.body.length);
+    assert.equal(new Set([plain.headers.etag, br.headers.etag, gz.headers.etag]).size, 3);
+    assert.equal(br.headers['content-length'], String(br.body.length));
+    // a 304 names the ETag of the encoding the client would get
+    const nm = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag! });
+    assert.equal(nm.status, 304);
+    assert.equal(nm.headers.etag, br.headers.etag);
+  });
+
+  it('HEAD gives the headers of GET and no body', async () => {
+    for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog?limit=3', '/health', '/api/openapi.json']) {
+      const g = await get(t.url, path, key);
+      const h = await request(t.url, path, { method: 'HEAD', headers: { 'x-api-key': key } });
+      assert.equal(h.status, 200, path);
+      assert.equal(h.body.length, 0);
+      assert.equal(h.headers['content-length'], g.headers['content-length']);
+      assert.equal(h.headers.etag, g.headers.etag);
+    }
+  });
+
+  const methods: [string, string, string][] = [
+    ['POST', '/api/grains', 'GET, HEAD'],
+    ['PUT', '/api/grains/CWRS', 'GET, HEAD'],
+    ['DELETE', '/api/changelog', 'GET, HEAD'],
+    ['PATCH', '/health', 'GET, HEAD'],
+    ['GET', '/api/register', 'POST'],
+    ['OPTIONS', '/api/grains', 'GET, HEAD'],
+  ];
+  for (const [method, path, allow] of methods) {
+    it(`405 with Allow: ${allow} for ${method} ${path}`, async () => {
+      const res = await request(t.url, path, { method, headers: { 'x-api-key': key } });
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.allow, allow);
+      assert.equal(res.json().status, 405);
+    });
+  }
+});

@@ -1,0 +1,137 @@
+// Real gateways for the tests: in this process on port 0 (with an injected clock), or as a child
+// process that can be killed. Requests go over real HTTP with a raw client that decodes nothing.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSite } from '../../build/build-site.ts';
+import { publishSite } from '../../build/publish.ts';
+import { loadConfig } from '../../gateway/config.ts';
+import { startGateway, type Gateway } from '../../gateway/server.ts';
+import { tempDir } from './dataset.ts';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+let realSite: string | null = null;
+/** The real dataset, built once per test process into a folder of its own. */
+export function realSiteDir(): string {
+  if (realSite) return realSite;
+  const r = buildSite(join(root, 'dataset'));
+  assert.ok(r.ok);
+  realSite = tempDir('site');
+  publishSite(realSite, r.site);
+  return realSite;
+}
+
+export interface TestClock {
+  (): number;
+  now: number;
+  advance(ms: number): void;
+}
+export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): TestClock {
+  const c = (() => c.now) as TestClock;
+  c.now = start;
+  c.advance = (ms) => {
+    c.now += ms;
+  };
+  return c;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  clock: TestClock;
+  logs: string[];
+  stateDir: string;
+  siteDir: string;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(env: Record<string, string> = {}, opts: { clock?: TestClock; sitePollMs?: number } = {}): Promise<TestGateway> {
+  const stateDir = env.STATE_DIR ?? tempDir('state');
+  const siteDir = env.SITE_DIR ?? realSiteDir();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STATE_DIR: stateDir, SITE_DIR: siteDir, SHUTDOWN_GRACE_MS: '2000', ...env });
+  const clock = opts.clock ?? testClock();
+  const logs: string[] = [];
+  const gateway = await startGateway({ config, clock, logWrite: (s) => logs.push(s), sitePollMs: opts.sitePollMs ?? 50 });
+  return { gateway, url: gateway.url, clock, logs, stateDir, siteDir, close: () => gateway.close() };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  json(): any;
+  text(): string;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+export function request(
+  base: string,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; agent?: Agent | false } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method: opts.method ?? 'GET', headers: opts.headers, agent: opts.agent ?? agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode!, headers: res.headers, body, json: () => JSON.parse(body.toString()), text: () => body.toString() });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+export async function register(base: string, email: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await request(base, '/api/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ email }),
+  });
+  assert.equal(res.status, 201, res.text());
+  return res.json().api_key;
+}
+
+export const get = (base: string, path: string, key?: string, headers: Record<string, string> = {}) =>
+  request(base, path, { headers: key ? { 'x-api-key': key, ...headers } : headers });
+
+/** The gateway as its own process (npm start's entry), for kill -9 and signal tests. */
+export interface ChildGateway {
+  child: ChildProcess;
+  url: string;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      output.push(c.toString());
+      buffered += c.toString();
+      const m = /"event":"listening","port":(\d+)/.exec(buffered);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+    child.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
+    void exited.then((code) => reject(new Error(`gateway exited (${code}) before listening:\n${output.join('')}`)));
+    setTimeout(() => reject(new Error(`gateway did not start:\n${output.join('')}`)), 20_000).unref();
+  });
+  return { child, url, output, exited };
+}
