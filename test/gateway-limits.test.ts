@@ -1,0 +1,123 @@
+// Hourly limits (decisions.md §3): exact under concurrency, fixed windows from the first counted
+// request, 304 and 429 not counted, the quota kept across a replacement key. Time is injected.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MESSAGES } from '../gateway/errors.ts';
+import { decide, rateLimitHeaders, WINDOW_MS } from '../gateway/rate-limit.ts';
+import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+describe('window arithmetic', () => {
+  const t0 = 1_000_000;
+  const cases: { name: string; state?: { start: number; count: number }; now: number; count: boolean; allowed: boolean; used: number; resetAt: number }[] = [
+    { name: 'the first request opens a window', now: t0, count: true, allowed: true, used: 1, resetAt: t0 + WINDOW_MS },
+    { name: 'a peek opens nothing', now: t0, count: false, allowed: true, used: 0, resetAt: t0 + WINDOW_MS },
+    { name: 'counts inside the window', state: { start: t0, count: 4 }, now: t0 + 10, count: true, allowed: true, used: 5, resetAt: t0 + WINDOW_MS },
+    { name: 'refuses at the limit without counting', state: { start: t0, count: 5 }, now: t0 + 10, count: true, allowed: false, used: 5, resetAt: t0 + WINDOW_MS },
+    { name: 'the last millisecond is still the old window', state: { start: t0, count: 5 }, now: t0 + WINDOW_MS - 1, count: true, allowed: false, used: 5, resetAt: t0 + WINDOW_MS },
+    { name: 'a new window at the reset', state: { start: t0, count: 5 }, now: t0 + WINDOW_MS, count: true, allowed: true, used: 1, resetAt: t0 + 2 * WINDOW_MS },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const { decision } = decide(c.state, c.now, 5, c.count);
+      assert.deepEqual(decision, { allowed: c.allowed, limit: 5, used: c.used, resetAt: c.resetAt });
+    });
+  }
+  it('writes the headers of decisions.md §3', () => {
+    assert.deepEqual(rateLimitHeaders({ allowed: true, limit: 100, used: 3, resetAt: 1_800_000_500 }, 1_800_000_000 - 3_599_000), [
+      'X-RateLimit-Limit', '100', 'X-RateLimit-Remaining', '97', 'X-RateLimit-Used', '3', 'X-RateLimit-Reset', '1800001',
+      'RateLimit-Policy', '"default";q=100;w=3600', 'RateLimit', '"default";r=97;t=3600',
+    ]);
+  });
+});
+
+describe('the hourly limit over HTTP', () => {
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
+  });
+  after(() => t.close());
+
+  it('admits exactly 100 of 250 concurrent requests with one key; the rest get 429 with Retry-After', async () => {
+    const key = await register(t.url, 'burst@example.com');
+    const results = await Promise.all(Array.from({ length: 250 }, () => get(t.url, '/api/grains/CWRS', key)));
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 429);
+    assert.equal(ok.length, 100);
+    assert.equal(refused.length, 150);
+    assert.deepEqual(ok.map((r) => Number(r.headers['x-ratelimit-used'])).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
+    for (const r of refused) {
+      assert.equal(r.headers['retry-after'], '3600'); // the clock stands still: the whole window remains
+      assert.equal(r.headers['x-ratelimit-remaining'], '0');
+      assert.equal(r.headers['ratelimit'], '"default";r=0;t=3600');
+      assert.deepEqual(r.json(), { error: MESSAGES.rateLimited, status: 429, schema_version: '1.0' });
+    }
+  });
+
+  it('resets at the end of the fixed window that the first counted request opened', async () => {
+    const key = await register(t.url, 'window@example.com');
+    const start = t.clock.now;
+    const first = await get(t.url, '/api/grains', key);
+    assert.equal(first.headers['x-ratelimit-reset'], String(Math.ceil((start + WINDOW_MS) / 1000)));
+    for (let i = 1; i < 100; i++) t.clock.advance(1_000), assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+    t.clock.now = start + WINDOW_MS - 1_500;
+    const refused = await get(t.url, '/api/grains', key);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers['retry-after'], '2'); // 1.5 s, rounded up
+    t.clock.now = start + WINDOW_MS;
+    const fresh = await get(t.url, '/api/grains', key);
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.headers['x-ratelimit-used'], '1');
+    assert.equal(fresh.headers['x-ratelimit-reset'], String(Math.ceil((start + 2 * WINDOW_MS) / 1000)));
+  });
+
+  it('does not count a 304, counts an authorised 400 and 404, and does not count a 429', async () => {
+    const key = await register(t.url, 'counting@example.com');
+    const first = await get(t.url, '/api/changelog', key);
+    assert.equal(first.headers['x-ratelimit-used'], '1');
+    for (let i = 0; i < 5; i++) {
+      const nm = await get(t.url, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
+      assert.equal(nm.status, 304);
+      assert.equal(nm.headers['x-ratelimit-used'], '1');
+    }
+    assert.equal((await get(t.url, '/api/changelog?limit=0', key)).headers['x-ratelimit-used'], '2');
+    assert.equal((await get(t.url, '/api/grains/NOPE', key)).headers['x-ratelimit-used'], '3');
+    for (let i = 3; i < 100; i++) await get(t.url, '/api/grains', key);
+    assert.equal((await get(t.url, '/api/grains', key)).status, 429);
+    assert.equal((await get(t.url, '/api/grains', key)).headers['x-ratelimit-used'], '100');
+    // past the limit a revalidation is refused too, and says when to come back
+    const nm = await get(t.url, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
+    assert.equal(nm.status, 429);
+    assert.ok(Number(nm.headers['retry-after']) >= 1);
+  });
+
+  it('keeps the quota of the account across a replacement key', async () => {
+    const old = await register(t.url, 'carry@example.com');
+    for (let i = 0; i < 60; i++) assert.equal((await get(t.url, '/api/grains', old)).status, 200);
+    const replacement = await register(t.url, 'carry@example.com');
+    const res = await get(t.url, '/api/grains', replacement);
+    assert.equal(res.headers['x-ratelimit-used'], '61');
+    assert.equal(res.headers['x-ratelimit-remaining'], '39');
+  });
+
+  it('limits registrations per client address, and says when to retry', async () => {
+    const g = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '3', TRUST_PROXY: '1' });
+    try {
+      for (let i = 0; i < 3; i++) await register(g.url, `r${i}@example.com`, { 'x-forwarded-for': '203.0.113.7' });
+      const refused = await request(g.url, '/api/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
+        body: '{"email":"r9@example.com"}',
+      });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers['retry-after'], '3600');
+      assert.deepEqual(refused.json(), { error: MESSAGES.registerLimited, status: 429, schema_version: '1.0' });
+      assert.equal(await g.gateway.store.show('r9@example.com'), null);
+      // another client address behind the same CDN is not affected; a spoofed extra hop is ignored
+      await register(g.url, 'other@example.com', { 'x-forwarded-for': '198.51.100.1, 203.0.113.8' });
+      g.clock.advance(WINDOW_MS);
+      await register(g.url, 'r9@example.com', { 'x-forwarded-for': '203.0.113.7' });
+    } finally {
+      await g.close();
+    }
+  });
+});

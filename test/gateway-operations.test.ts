@@ -1,0 +1,205 @@
+// Operations: durability across kill -9, counters across a restart, a new build while serving,
+// the operators' CLI against a running gateway, configuration errors, the request log.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { buildSite } from '../build/build-site.ts';
+import { publishSite } from '../build/publish.ts';
+import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
+import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway } from './helpers/gateway.ts';
+
+describe('configuration', () => {
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ PORT: '70000' }, /^PORT must be a whole number from 0 to 65535, not "70000"$/],
+    [{ PORT: 'http' }, /^PORT must be/],
+    [{ RATE_LIMIT_PER_HOUR: '0' }, /^RATE_LIMIT_PER_HOUR must be a whole number from 1/],
+    [{ RATE_LIMIT_PER_HOUR: '1.5' }, /^RATE_LIMIT_PER_HOUR/],
+    [{ REGISTER_LIMIT_PER_HOUR: '-3' }, /^REGISTER_LIMIT_PER_HOUR/],
+    [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must be the number of proxies/],
+    [{ TRUST_PROXY: '99' }, /^TRUST_PROXY must be a whole number from 0 to 10/],
+    [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
+    [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
+    [{ HOST: 'a b' }, /^HOST must be an address/],
+  ];
+  for (const [env, message] of bad) {
+    it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
+      assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && message.test(e.message));
+    });
+  }
+  it('has the documented defaults and is frozen', () => {
+    const c = loadConfig({}, '/srv/app');
+    assert.equal(c.port, 8080);
+    assert.equal(c.stateDir, '/srv/app/var');
+    assert.equal(c.rateLimitPerHour, 100);
+    assert.equal(c.registerLimitPerHour, 10);
+    assert.equal(c.trustProxy, 0);
+    assert.equal(c.redisUrl, null);
+    assert.ok(Object.isFrozen(c));
+  });
+  it('stops npm start with a message naming the variable', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+      cwd: root,
+      env: { ...process.env, RATE_LIMIT_PER_HOUR: 'lots' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /configuration error: RATE_LIMIT_PER_HOUR must be a whole number/);
+  });
+});
+
+describe('durability', () => {
+  it('every key answered 201 still works after kill -9 during a storm of registrations', async () => {
+    const stateDir = tempDir('kill9');
+    const env = { STATE_DIR: stateDir, SITE_DIR: realSiteDir(), REGISTER_LIMIT_PER_HOUR: '100000' };
+    const first = await spawnGateway(env);
+    const issued: string[] = [];
+    let stop = false;
+    // 8 clients register as fast as they can; the process is killed while they do
+    const storm = Array.from({ length: 8 }, async (_, c) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const res = await request(first.url, '/api/register', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: `storm-${c}-${i}@example.com` }),
+            agent: false,
+          });
+          if (res.status === 201) issued.push(res.json().api_key);
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    });
+    while (issued.length < 60) await new Promise((r) => setTimeout(r, 5));
+    first.child.kill('SIGKILL');
+    assert.equal(await first.exited, null);
+    stop = true;
+    await Promise.all(storm);
+
+    const second = await spawnGateway(env);
+    try {
+      const results = await Promise.all(issued.map((k) => get(second.url, '/api/grains', k)));
+      assert.deepEqual(results.map((r) => r.status), issued.map(() => 200), `${issued.length} keys issued before the kill`);
+    } finally {
+      second.child.kill('SIGTERM');
+      assert.equal(await second.exited, 0);
+    }
+  });
+
+  it('SIGTERM saves the hourly windows; a restart hands out no fresh quota', async () => {
+    const env = { STATE_DIR: tempDir('restart'), SITE_DIR: realSiteDir() };
+    const first = await spawnGateway(env);
+    const key = await register(first.url, 'restart@example.com');
+    for (let i = 0; i < 5; i++) assert.equal((await get(first.url, '/api/grains', key)).status, 200);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    assert.match(first.output.join(''), /"event":"stopped","in_flight_left":0/);
+    const second = await spawnGateway(env);
+    try {
+      const res = await get(second.url, '/api/grains', key);
+      assert.equal(res.headers['x-ratelimit-used'], '6');
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+});
+
+describe('a new build while serving', () => {
+  it('is picked up without a restart, and no request fails or mixes builds', async () => {
+    const siteDir = tempDir('reload-site');
+    const real = buildSite(join(root, 'dataset'));
+    const other = buildSite(writeDataset({ grains: { TEST: baseGrain() } }));
+    assert.ok(real.ok && other.ok);
+    publishSite(siteDir, real.site);
+    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000' }, { sitePollMs: 10 });
+    try {
+      const key = await register(t.url, 'reload@example.com');
+      let stop = false;
+      const seen = new Set<string>();
+      let requests = 0;
+      const load = Array.from({ length: 8 }, async () => {
+        while (!stop) {
+          const res = await get(t.url, '/api/grains', key);
+          requests++;
+          assert.equal(res.status, 200);
+          // the body is exactly the one its ETag names: never half of one build and half of another
+          assert.equal(res.headers.etag, `"${createHash('sha256').update(res.body).digest('hex').slice(0, 32)}"`);
+          seen.add(res.json().count);
+        }
+      });
+      for (let i = 0; i < 6; i++) {
+        publishSite(siteDir, (i % 2 ? real : other).site);
+        await new Promise((r) => setTimeout(r, 60));
+      }
+      stop = true;
+      await Promise.all(load);
+      assert.deepEqual([...seen].sort(), [1, 9]);
+      assert.ok(requests > 50, `${requests} requests during the swaps`);
+      // the last build published is picked up (polled for, up to 5 s)
+      let health = (await get(t.url, '/health')).json();
+      for (let i = 0; i < 100 && health.build_id !== real.site.manifest.build_id; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        health = (await get(t.url, '/health')).json();
+      }
+      assert.equal(health.build_id, real.site.manifest.build_id);
+      assert.match(t.logs.join(''), /"event":"site_swapped"/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('operators', () => {
+  it('npm run accounts lists, shows and revokes; a revoked key is refused by the running gateway', async () => {
+    const t = await startTestGateway();
+    try {
+      const key = await register(t.url, 'ops@example.com');
+      assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+      const cli = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], { cwd: root, env: { ...process.env, STATE_DIR: t.stateDir }, encoding: 'utf8' });
+      const list = cli('list');
+      assert.equal(list.status, 0, list.stderr);
+      assert.match(list.stdout, /\tops@example\.com\t.*\tactive\n1 account\(s\)/);
+      assert.ok(!list.stdout.includes(key));
+      assert.match(cli('show', 'OPS@example.com').stdout, /ops@example\.com/);
+      assert.equal(cli('show', 'nobody@example.com').status, 1);
+      const revoke = cli('revoke', 'ops@example.com');
+      assert.equal(revoke.status, 0);
+      assert.match(revoke.stdout, /revoked the key of ops@example\.com/);
+      assert.equal((await get(t.url, '/api/grains', key)).status, 401);
+      assert.match(cli('show', 'ops@example.com').stdout, /revoked 20/);
+      assert.equal(cli('frobnicate').status, 2);
+      // the account can get a new key by registering again
+      const fresh = await register(t.url, 'ops@example.com');
+      assert.equal((await get(t.url, '/api/grains', fresh)).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('logs one line per request: method, path, status, duration, account', async () => {
+    const t = await startTestGateway();
+    try {
+      const key = await register(t.url, 'log@example.com');
+      await get(t.url, '/api/changelog?limit=2', key);
+      await get(t.url, '/api/grains');
+      await t.close();
+      const lines = t.logs.join('').trim().split('\n').map((l) => JSON.parse(l));
+      const requests = lines.filter((l) => l.method);
+      assert.deepEqual(requests.map((l) => [l.method, l.path, l.status]), [
+        ['POST', '/api/register', 201],
+        ['GET', '/api/changelog', 200],
+        ['GET', '/api/grains', 401],
+      ]);
+      assert.equal(requests[1].account, requests[0].account);
+      assert.equal(requests[2].account, null);
+      assert.ok(requests.every((l) => typeof l.ms === 'number' && typeof l.time === 'string'));
+    } finally {
+      await t.close();
+    }
+  });
+});

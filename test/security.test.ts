@@ -1,0 +1,195 @@
+// security: keys stay secret, hostile URLs and oversized input get clear errors, nothing reaches 500.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { clientAddress } from '../gateway/client-address.ts';
+import { MESSAGES } from '../gateway/errors.ts';
+import { generateKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
+import { safePath } from '../gateway/log.ts';
+import { get, register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
+
+let t: TestGateway;
+let key: string;
+const responses: { path: string; res: RawResponse }[] = [];
+const issued: string[] = [];
+
+before(async () => {
+  t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_PER_HOUR: '100000' });
+  key = await register(t.url, 'security@example.com');
+  issued.push(key);
+});
+after(() => t.close());
+
+async function send(path: string, opts: Parameters<typeof request>[2] = {}) {
+  const res = await request(t.url, path, opts);
+  responses.push({ path, res });
+  return res;
+}
+
+/** Sends raw bytes and reads the raw answer (for requests a client library would not send). */
+function raw(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(t.url);
+    const socket = connect(Number(u.port), u.hostname, () => socket.end(bytes));
+    let out = '';
+    socket.on('data', (c) => (out += c.toString()));
+    socket.on('end', () => resolve(out));
+    socket.on('error', (e) => (out ? resolve(out) : reject(e)));
+  });
+}
+
+describe('security', () => {
+  describe('keys', () => {
+    it('are 42 characters: prefix, 192 random bits, checksum; every single-character slip is caught', () => {
+      const k = generateKey();
+      assert.equal(k.length, KEY_LENGTH);
+      assert.match(k, /^ggt_[A-Za-z0-9_-]{38}$/);
+      assert.ok(isWellFormedKey(k));
+      assert.notEqual(generateKey(), k);
+      for (let i = 4; i < k.length; i++) {
+        const c = k[i] === 'A' ? 'B' : 'A';
+        assert.equal(isWellFormedKey(k.slice(0, i) + c + k.slice(i + 1)), false, `changed at ${i}`);
+      }
+      assert.equal(isWellFormedKey(k + 'x'), false);
+      assert.equal(isWellFormedKey(k.toUpperCase()), false);
+    });
+
+    const inUrl = ['api_key', 'apikey', 'key', 'X-API-Key', 'token', 'access_token'];
+    for (const name of inUrl) {
+      it(`refuses a key in the query string as ${name}, without echoing it`, async () => {
+        const res = await send(`/api/grains?${name}=${encodeURIComponent(key)}`);
+        assert.equal(res.status, 400);
+        assert.deepEqual(res.json(), { error: MESSAGES.keyInQuery, status: 400, schema_version: '1.0' });
+      });
+    }
+
+    it('refuses a key anywhere in the URL, even with a valid header', async () => {
+      for (const path of [`/api/grains/${key}`, `/api/changelog?x=${key}`, `/api/grains?${key}`]) {
+        const res = await send(path, { headers: { 'x-api-key': key } });
+        assert.equal(res.status, 400, path);
+        assert.equal(res.headers['x-ratelimit-used'], undefined, 'not counted, not served');
+      }
+    });
+
+    it('refuses two X-API-Key headers', async () => {
+      const other = await register(t.url, 'security-2@example.com');
+      issued.push(other);
+      const res = await send('/api/grains', { headers: { 'x-api-key': [key, other] } });
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.json().error, MESSAGES.invalidKey);
+    });
+
+    it('masks key-shaped text in a logged path', () => {
+      assert.equal(safePath('/api/grains/ggt_abc-DEF_12?api_key=ggt_x'), '/api/grains/ggt_[redacted]');
+    });
+  });
+
+  describe('hostile paths', () => {
+    const paths = [
+      '/api/grains/../changelog',
+      '/api/grains/..%2Fchangelog',
+      '/api/grains/CWRS%2F..%2F..%2Fetc%2Fpasswd',
+      '/api/grains/%2e%2e/%2e%2e/etc/passwd',
+      '/api/grains%2FCWRS',
+      '/api/grains/CWRS%00',
+      '/api/grains/CWRS/',
+      '/api/../api/grains',
+      '//api/grains',
+      '/API/GRAINS',
+      '/api/grains/CWRS;.json',
+      '/api/grains/%C3%A9',
+      `/api/grains/${'A'.repeat(5000)}`,
+      '/site/current.json',
+      '/bodies/../manifest.json',
+      '/api/changelog/../../site/current.json',
+    ];
+    for (const path of paths) {
+      it(`never serves a file for ${path.slice(0, 60)}`, async () => {
+        const res = await send(path, { headers: { 'x-api-key': key } });
+        assert.ok([400, 404].includes(res.status), `${res.status} ${res.text()}`);
+        assert.equal(res.json().status, res.status);
+        assert.ok(!res.text().includes('root:'), 'no file content');
+      });
+    }
+  });
+
+  describe('oversized and malformed input', () => {
+    it('431 for headers over 16 KiB, as JSON', async () => {
+      const answer = await raw(`GET /api/grains HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 431 /);
+      assert.match(answer, /"status":431/);
+    });
+
+    it('400 for a request line that is not HTTP', async () => {
+      const answer = await raw('HELLO WORLD\r\n\r\n');
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+      assert.match(answer, /"error":"The request is not valid HTTP\."/);
+    });
+
+    it('413 for a declared body over 1 KiB, before reading it', async () => {
+      // the body is never sent: the answer must come from the Content-Length alone
+      const answer = await raw('POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"email":');
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /\r\nConnection: close\r\n/i);
+      assert.match(answer, /"status":413/);
+    });
+
+    it('413 for a chunked body that grows past 1 KiB', async () => {
+      const chunk = `{"email":"big@example.com","pad":"${'x'.repeat(3000)}"}`;
+      const answer = await raw(
+        `POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.equal(await t.gateway.store.show('big@example.com'), null);
+    });
+
+    it('a deeply nested or huge JSON body is a 400 or 413, never a crash', async () => {
+      for (const body of ['['.repeat(900) + ']'.repeat(900), `{"email":{"email":{"email":"a@example.com"}}}`, '{"email":"a@example.com","email":"b"}']) {
+        const res = await send('/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        assert.ok([400, 413].includes(res.status), `${res.status}`);
+      }
+    });
+  });
+
+  describe('client addresses', () => {
+    const cases: [string | undefined, string | undefined, number, string][] = [
+      ['203.0.113.9', undefined, 0, '203.0.113.9'],
+      ['203.0.113.9', '198.51.100.1', 0, '203.0.113.9'], // no proxy trusted: the header is ignored
+      ['10.0.0.1', '198.51.100.1', 1, '198.51.100.1'],
+      ['10.0.0.1', '6.6.6.6, 198.51.100.1', 1, '198.51.100.1'], // a forged hop is not believed
+      ['10.0.0.2', '198.51.100.1, 10.0.0.1', 2, '198.51.100.1'],
+      ['10.0.0.1', '198.51.100.1', 3, '198.51.100.1'], // fewer hops than trusted: the first
+      ['::ffff:203.0.113.9', undefined, 0, '203.0.113.9'],
+      ['2001:db8:1:2:3:4:5:6', undefined, 0, '2001:db8:1:2::/64'],
+      ['2001:db8::1', undefined, 0, '2001:db8:0:0::/64'],
+    ];
+    for (const [remote, xff, trust, expected] of cases) {
+      it(`${remote} via ${xff ?? 'nothing'} trusting ${trust} is ${expected}`, () => assert.equal(clientAddress(remote, xff, trust), expected));
+    }
+  });
+
+  it('no key appears in the log, or in any response but its 201 (checked last)', async () => {
+    const more = await Promise.all([1, 2, 3].map((n) => register(t.url, `security-more-${n}@example.com`)));
+    issued.push(...more);
+    for (const k of issued) {
+      await send('/api/grains', { headers: { 'x-api-key': k } });
+      await send('/api/changelog?limit=0', { headers: { 'x-api-key': k } });
+      await send(`/api/grains/NOPE?api_key=${k}`);
+      await send('/api/grains', { headers: { 'x-api-key': `${k}x` } });
+    }
+    await t.close();
+    const log = t.logs.join('');
+    assert.ok(log.length > 1000);
+    for (const k of issued) {
+      assert.ok(!log.includes(k), 'a key in the log');
+      assert.ok(!log.includes(k.slice(4, 20)), 'part of a key in the log');
+      for (const { path, res } of responses) {
+        assert.ok(!res.body.toString().includes(k.slice(4)), `a key in the answer to ${path}`);
+        assert.ok(!JSON.stringify(res.headers).includes(k.slice(4)), `a key in the headers of ${path}`);
+      }
+    }
+    // and nothing answered 500
+    assert.ok(responses.every(({ res }) => res.status < 500));
+  });
+});
