@@ -23,8 +23,17 @@ export function createLogger(write: (chunk: string) => void, clock: () => number
     bytes = 0;
     write(chunk);
   };
-  const log: LogFn = (fields) => {
-    const line = JSON.stringify({ time: new Date(clock()).toISOString(), ...fields }) + '\n';
+  let lastMs = -1;
+  let lastIso = '';
+  const time = () => {
+    const ms = clock();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
+  };
+  const push = (line: string) => {
     pending.push(line);
     bytes += line.length;
     if (bytes > 65_536) flush();
@@ -33,5 +42,12 @@ export function createLogger(write: (chunk: string) => void, clock: () => number
       timer.unref();
     }
   };
-  return { log, flush };
+  const log: LogFn = (fields) => push(JSON.stringify({ time: time(), ...fields }) + '\n');
+  /** The per-request line, written without a generic serialiser (the fields are known). */
+  const request = (method: string, path: string, status: number, ms: number, account: string | null) =>
+    push(
+      `{"time":"${time()}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},` +
+        `"ms":${ms},"account":${account === null ? 'null' : JSON.stringify(account)}}\n`,
+    );
+  return { log, request, flush };
 }

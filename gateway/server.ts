@@ -108,7 +108,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         if (closing || (!req.complete && (bodyRead || method === 'POST'))) headers = headers.concat('Connection', 'close');
         res.writeHead(r.status, headers);
         res.end(r.body ?? undefined);
-        log({ method, path: safePath(url), status: r.status, ms: Math.round((performance.now() - started) * 100) / 100, account: r.account ?? null });
+        logger.request(method, safePath(url), r.status, Math.round((performance.now() - started) * 100) / 100, r.account ?? null);
         if (--inFlight === 0 && drained) drained();
       };
       app

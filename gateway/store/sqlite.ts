@@ -2,6 +2,7 @@
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds and
 // at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMemoryLimiter, type MemoryLimiter, type WindowState } from '../rate-limit.ts';
@@ -18,6 +19,10 @@ export interface SqliteStoreOptions {
   checkpointMs?: number;
   /** Per-address registration windows held at most (a flood of addresses cannot grow memory). */
   maxAddresses?: number;
+  /** Verified keys held in memory (an LRU); unknown keys are never cached. */
+  maxCachedKeys?: number;
+  /** How often another process's writes (the accounts CLI) are looked for; bounds revocation delay. */
+  externalWritePollMs?: number;
 }
 
 export function openDatabase(stateDir: string): Database.Database {
@@ -88,17 +93,45 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const checkpoint = setInterval(() => save(false), opts.checkpointMs ?? 2_000);
   checkpoint.unref();
 
+  // Verified keys, so the hot path does not query the file. Our own replacements drop the old key
+  // at once; a write by another process (npm run accounts -- revoke) changes PRAGMA data_version,
+  // which is polled, and empties the cache.
+  const verified = new LRUCache<string, Account>({ max: opts.maxCachedKeys ?? 100_000 });
+  const keyOfAccount = new Map<string, string>();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion = dataVersion.get();
+  const watchWrites = setInterval(() => {
+    const v = dataVersion.get();
+    if (v !== seenVersion) {
+      seenVersion = v;
+      verified.clear();
+      keyOfAccount.clear();
+    }
+  }, opts.externalWritePollMs ?? 250);
+  watchWrites.unref();
+
   const queries = accountQueries(db);
   let closed = false;
   return {
     kind: 'sqlite',
     findByKeyHash(hash): Account | null {
+      const cacheKey = hash.toString('latin1');
+      const hit = verified.get(cacheKey);
+      if (hit) return hit;
       const row = find.get(hash);
-      return row ? { id: String(row.id), email: row.email } : null;
+      if (!row) return null;
+      const account = { id: String(row.id), email: row.email };
+      verified.set(cacheKey, account);
+      keyOfAccount.set(account.id, cacheKey);
+      return account;
     },
     register(email, keyHash, now): Account {
       const row = upsert.get(email, keyHash, now, now)!;
-      return { id: String(row.id), email };
+      const id = String(row.id);
+      const old = keyOfAccount.get(id);
+      if (old !== undefined) verified.delete(old);
+      keyOfAccount.delete(id);
+      return { id, email };
     },
     requests,
     registrations,
@@ -108,6 +141,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       if (closed) return;
       closed = true;
       clearInterval(checkpoint);
+      clearInterval(watchWrites);
       save(true);
       db.close();
     },
