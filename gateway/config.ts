@@ -9,6 +9,8 @@ export interface Config {
   siteDir: string;
   datasetDir: string;
   redisUrl: string | null;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one server. */
+  redisPrefix: string;
   upstreamUrl: string | null;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
@@ -46,6 +48,12 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw;
 }
 
+function prefix(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'gg:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . -, not "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonly<Config> {
   const trust = env.TRUST_PROXY;
   let trustProxy = 0;
@@ -63,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     siteDir: resolve(cwd, env.SITE_DIR || 'site'),
     datasetDir: resolve(cwd, env.DATASET_DIR || 'dataset'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: prefix(env.REDIS_KEY_PREFIX),
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:']),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),

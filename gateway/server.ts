@@ -8,6 +8,7 @@ import { errorBody } from './errors.ts';
 import { createLogger, safePath, type LogFn } from './log.ts';
 import { tooLarge } from './registration.ts';
 import { loadSiteFromDisk, readPointerFile, watchSite, type SiteHolder } from './site.ts';
+import { openRedisStore } from './store/redis.ts';
 import { openSqliteStore } from './store/sqlite.ts';
 import type { Store } from './store/types.ts';
 
@@ -72,9 +73,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const clock = opts.clock ?? Date.now;
   const logger = createLogger(opts.logWrite ?? ((s) => process.stdout.write(s)));
   const log = logger.log;
+  const limits = { rateLimitPerHour: config.rateLimitPerHour, registerLimitPerHour: config.registerLimitPerHour, clock };
   const store =
     opts.store ??
-    openSqliteStore({ stateDir: config.stateDir, rateLimitPerHour: config.rateLimitPerHour, registerLimitPerHour: config.registerLimitPerHour, clock });
+    (config.redisUrl
+      ? openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, log, ...limits })
+      : openSqliteStore({ stateDir: config.stateDir, ...limits }));
   const site = watchSite({
     initial: await loadSiteFromDisk(config.siteDir),
     pollMs: opts.sitePollMs ?? 500,

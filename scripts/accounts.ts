@@ -1,7 +1,8 @@
 // npm run accounts -- list | show <email> | revoke <email>
-// Works on the gateway's own store (STATE_DIR's SQLite file). A revocation takes effect on a
-// running gateway at its next request: the embedded gateway looks keys up in the file itself.
+// Works on the gateway's own store: REDIS_URL's Redis when set, else STATE_DIR's SQLite file.
+// A revoked key is refused by running gateways within their bound (README: Operators).
 import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { openRedisClient, redisAccountQueries } from '../gateway/store/redis.ts';
 import { accountQueries, openDatabase } from '../gateway/store/sqlite.ts';
 import type { AccountRow } from '../gateway/store/types.ts';
 
@@ -11,7 +12,7 @@ const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString
 const line = (a: AccountRow) =>
   `${a.id}\t${a.email}\tcreated ${iso(a.created_at)}\tkey issued ${iso(a.key_issued_at)}\t${a.revoked_at === null ? (a.key_issued_at === null ? 'no key' : 'active') : `revoked ${iso(a.revoked_at)}`}`;
 
-function main(): number {
+async function main(): Promise<number> {
   let config;
   try {
     config = loadConfig(process.env);
@@ -22,20 +23,29 @@ function main(): number {
     }
     throw err;
   }
-  const db = openDatabase(config.stateDir);
-  const q = accountQueries(db);
+  let q: { list(): AccountRow[] | Promise<AccountRow[]>; show(e: string): AccountRow | null | Promise<AccountRow | null>; revoke(e: string, now: number): boolean | Promise<boolean> };
+  let close: () => void;
+  if (config.redisUrl) {
+    const client = await openRedisClient(config.redisUrl);
+    q = redisAccountQueries(client, config.redisPrefix);
+    close = () => client.disconnect();
+  } else {
+    const db = openDatabase(config.stateDir);
+    q = accountQueries(db);
+    close = () => db.close();
+  }
   const normal = email?.trim().toLowerCase();
   try {
     switch (command) {
       case 'list': {
-        const rows = q.list();
+        const rows = await q.list();
         for (const a of rows) console.log(line(a));
         console.log(`${rows.length} account(s)`);
         return 0;
       }
       case 'show': {
         if (!normal) break;
-        const a = q.show(normal);
+        const a = await q.show(normal);
         if (!a) {
           console.error(`no account for ${normal}`);
           return 1;
@@ -45,19 +55,25 @@ function main(): number {
       }
       case 'revoke': {
         if (!normal) break;
-        if (!q.show(normal)) {
+        if (!(await q.show(normal))) {
           console.error(`no account for ${normal}`);
           return 1;
         }
-        console.log(q.revoke(normal, Date.now()) ? `revoked the key of ${normal}` : `${normal} has no active key`);
+        console.log((await q.revoke(normal, Date.now())) ? `revoked the key of ${normal}` : `${normal} has no active key`);
         return 0;
       }
     }
     console.error(usage);
     return 2;
   } finally {
-    db.close();
+    close();
   }
 }
 
-process.exit(main());
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`accounts: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,251 @@
+// REDIS_URL set: accounts, key hashes and hourly windows live in one Redis server, shared by every
+// gateway instance (decisions.md §5). Counting and registration are single server-side scripts,
+// so instances never race (no read-then-write). A small LRU of verified keys keeps the hot path off
+// the network; it lives 1 s, and replacements are also announced over pub/sub.
+//
+// Redis unreachable: nothing is queued (commands fail at once), a key verified within the last
+// OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
+import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { createMemoryLimiter, WINDOW_MS, type Decision, type Limiter } from '../rate-limit.ts';
+import { StoreUnavailableError, type Account, type AccountRow, type Store } from './types.ts';
+
+export interface RedisStoreOptions {
+  url: string;
+  prefix: string;
+  rateLimitPerHour: number;
+  registerLimitPerHour: number;
+  clock: () => number;
+  log: (fields: Record<string, unknown>) => void;
+  /** How long a verified key is trusted without asking Redis again. */
+  verifiedTtlMs?: number;
+  /** During an outage, keys verified this recently keep working. */
+  outageGraceMs?: number;
+  commandTimeoutMs?: number;
+}
+
+// KEYS: window. ARGV: now, limit, window ms, count (1) or peek (0).
+// Returns {allowed, used, resetAt}.
+const WINDOW_SCRIPT = `
+local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'start', 'count')
+local start = tonumber(s[1]); local used = tonumber(s[2]) or 0
+if (not start) or now >= start + win then start = nil; used = 0 end
+if used >= limit then return {0, used, start + win} end
+if ARGV[4] == '0' then return {1, used, start and (start + win) or (now + win)} end
+if not start then
+  start = now
+  redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
+  redis.call('PEXPIREAT', KEYS[1], now + win + 60000)
+  used = 1
+else
+  used = redis.call('HINCRBY', KEYS[1], 'count', 1)
+end
+return {1, used, start + win}`;
+
+// KEYS: email → id, sequence, accounts set. ARGV: email, new key hash (hex), now, prefix.
+// Creates the account or replaces its key in one step: never two live keys, never none.
+const REGISTER_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+if not id then
+  id = tostring(redis.call('INCR', KEYS[2]))
+  redis.call('SET', KEYS[1], id)
+  redis.call('HSET', ARGV[4] .. 'account:' .. id, 'email', ARGV[1], 'created_at', ARGV[3])
+  redis.call('ZADD', KEYS[3], tonumber(id), id)
+end
+local account = ARGV[4] .. 'account:' .. id
+local old = redis.call('HGET', account, 'key_hash')
+if old then redis.call('DEL', ARGV[4] .. 'key:' .. old) end
+redis.call('SET', ARGV[4] .. 'key:' .. ARGV[2], id .. '\\t' .. ARGV[1])
+redis.call('HSET', account, 'key_hash', ARGV[2], 'key_issued_at', ARGV[3])
+redis.call('HDEL', account, 'revoked_at')
+if old then redis.call('PUBLISH', ARGV[4] .. 'revoked', old) end
+return id`;
+
+// KEYS: email → id. ARGV: now, prefix. Returns 1 when a live key was revoked.
+const REVOKE_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+if not id then return -1 end
+local account = ARGV[2] .. 'account:' .. id
+local old = redis.call('HGET', account, 'key_hash')
+if not old then return 0 end
+redis.call('DEL', ARGV[2] .. 'key:' .. old)
+redis.call('HDEL', account, 'key_hash')
+redis.call('HSET', account, 'revoked_at', ARGV[1])
+redis.call('PUBLISH', ARGV[2] .. 'revoked', old)
+return 1`;
+
+type Scripted = Redis & {
+  window(key: string, now: number, limit: number, win: number, count: string): Promise<[number, number, number]>;
+  registerAccount(emailKey: string, seq: string, set: string, email: string, hash: string, now: number, prefix: string): Promise<string>;
+  revokeAccount(emailKey: string, now: number, prefix: string): Promise<number>;
+};
+
+function connect(url: string, commandTimeout: number): Scripted {
+  const client = new Redis(url, {
+    enableOfflineQueue: false, // while disconnected, fail at once: no unbounded queue
+    maxRetriesPerRequest: 0,
+    commandTimeout, // no hang on a server that stopped answering
+    connectTimeout: 2_000,
+    retryStrategy: (times) => Math.min(100 * times, 2_000), // keep trying, every 2 s at most
+    lazyConnect: false,
+  }) as Scripted;
+  client.defineCommand('window', { numberOfKeys: 1, lua: WINDOW_SCRIPT });
+  client.defineCommand('registerAccount', { numberOfKeys: 3, lua: REGISTER_SCRIPT });
+  client.defineCommand('revokeAccount', { numberOfKeys: 1, lua: REVOKE_SCRIPT });
+  client.on('error', () => {}); // reported through the state events below
+  return client;
+}
+
+const unavailable = (err: unknown) => new StoreUnavailableError(err instanceof Error ? err.message : String(err));
+
+/** The operators' queries (also used by scripts/accounts.ts). */
+export function redisAccountQueries(client: Scripted, prefix: string) {
+  const row = async (id: string): Promise<AccountRow | null> => {
+    const h = await client.hgetall(`${prefix}account:${id}`);
+    if (!h.email) return null;
+    const num = (v: string | undefined) => (v === undefined ? null : Number(v));
+    return { id, email: h.email, created_at: Number(h.created_at), key_issued_at: num(h.key_issued_at), revoked_at: num(h.revoked_at) };
+  };
+  return {
+    async list() {
+      const ids = await client.zrange(`${prefix}accounts`, 0, -1);
+      return (await Promise.all(ids.map(row))).filter((r): r is AccountRow => r !== null);
+    },
+    async show(email: string) {
+      const id = await client.get(`${prefix}email:${email}`);
+      return id ? row(id) : null;
+    },
+    async revoke(email: string, now: number) {
+      return (await client.revokeAccount(`${prefix}email:${email}`, now, prefix)) === 1;
+    },
+  };
+}
+
+/** A client for a short-lived tool: resolves once connected, or fails after `timeoutMs`. */
+export async function openRedisClient(url: string, timeoutMs = 5_000): Promise<Scripted> {
+  const client = connect(url, timeoutMs);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.disconnect();
+      reject(new Error(`no answer from Redis at ${new URL(url).host} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return client;
+}
+
+export function openRedisStore(opts: RedisStoreOptions): Store {
+  const { prefix, clock } = opts;
+  const client = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
+  const subscriber = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
+  const ttl = opts.verifiedTtlMs ?? 1_000;
+  const grace = opts.outageGraceMs ?? 10 * 60_000;
+
+  let up = false;
+  let everUp = false;
+  const setState = (next: boolean, why?: string) => {
+    if (next === up) return;
+    up = next;
+    const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
+    everUp ||= next;
+    opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
+    if (next) outage.clear();
+  };
+  client.on('ready', () => setState(true));
+  client.on('close', () => setState(false, 'connection closed'));
+  client.on('error', (err: Error) => setState(false, err.message));
+
+  // Verified keys: trusted for `ttl`, or for `grace` while Redis cannot be asked.
+  const verified = new LRUCache<string, { account: Account; at: number }>({ max: 100_000 });
+  void subscriber.subscribe(`${prefix}revoked`).catch(() => {});
+  subscriber.on('ready', () => void subscriber.subscribe(`${prefix}revoked`).catch(() => {}));
+  subscriber.on('message', (_channel: string, hashHex: string) => verified.delete(hashHex));
+
+  /** Per-instance windows for the outage, seeded from the last answer Redis gave. */
+  const outage = new Map<string, ReturnType<typeof createMemoryLimiter>>();
+  const lastKnown = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
+  const localLimiter = (kind: string, limit: number) => {
+    let l = outage.get(kind);
+    if (!l) outage.set(kind, (l = createMemoryLimiter({ limit, maxSubjects: 100_000 })));
+    return l;
+  };
+
+  const limiter = (kind: 'req' | 'reg', limit: number, localFallback: boolean): Limiter => {
+    const run = async (subject: string, now: number, count: boolean): Promise<Decision> => {
+      const key = `${prefix}window:${kind}:${subject}`;
+      if (up) {
+        try {
+          const [allowed, used, resetAt] = await client.window(key, now, limit, WINDOW_MS, count ? '1' : '0');
+          if (used > 0) lastKnown.set(key, { start: resetAt - WINDOW_MS, count: used });
+          return { allowed: allowed === 1, limit, used, resetAt };
+        } catch (err) {
+          if (!localFallback) throw unavailable(err);
+        }
+      } else if (!localFallback) throw unavailable('redis is not connected');
+      // Outage: count here, from what Redis last said (README: the bound this gives).
+      const local = localLimiter(kind, limit);
+      const seed = lastKnown.get(key);
+      if (seed) {
+        local.restore([[subject, seed]], now);
+        lastKnown.delete(key);
+      }
+      return count ? local.hit(subject, now) : local.peek(subject, now);
+    };
+    return { hit: (s, now) => run(s, now, true), peek: (s, now) => run(s, now, false) };
+  };
+
+  const queries = redisAccountQueries(client, prefix);
+  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+    try {
+      return await fn(...a);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  };
+
+  return {
+    kind: 'redis',
+    async findByKeyHash(hash) {
+      const hex = hash.toString('hex');
+      const now = clock();
+      const cached = verified.get(hex);
+      if (cached && now - cached.at < ttl) return cached.account;
+      let value: string | null;
+      try {
+        if (!up) throw new Error('redis is not connected');
+        value = await client.get(`${prefix}key:${hex}`);
+      } catch (err) {
+        if (cached && now - cached.at < grace) return cached.account;
+        throw unavailable(err);
+      }
+      if (value === null) {
+        verified.delete(hex);
+        return null;
+      }
+      const tab = value.indexOf('\t');
+      const account = { id: value.slice(0, tab), email: value.slice(tab + 1) };
+      verified.set(hex, { account, at: now });
+      return account;
+    },
+    register: guarded(async (email: string, keyHash: Buffer, now: number) => {
+      if (!up) throw new Error('redis is not connected');
+      const id = await client.registerAccount(`${prefix}email:${email}`, `${prefix}seq`, `${prefix}accounts`, email, keyHash.toString('hex'), now, prefix);
+      return { id: String(id), email };
+    }),
+    requests: limiter('req', opts.rateLimitPerHour, true),
+    registrations: limiter('reg', opts.registerLimitPerHour, false),
+    list: guarded(queries.list),
+    show: guarded(queries.show),
+    revoke: guarded(queries.revoke),
+    health: () => (up ? 'ok' : 'unavailable'),
+    async close() {
+      subscriber.disconnect();
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
+

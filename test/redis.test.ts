@@ -1,0 +1,154 @@
+// Scale-out on Redis (issue 4): several gateway processes share keys and exact limits; replacement
+// and revocation reach every instance within the bound; an outage is survived and recovered from.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { MESSAGES } from '../gateway/errors.ts';
+import { WINDOW_MS } from '../gateway/rate-limit.ts';
+import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway, type ChildGateway } from './helpers/gateway.ts';
+import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix } from './helpers/redis.ts';
+
+const skip = await redisSkipReason();
+const prefix = uniquePrefix();
+
+async function cleanup(p: string) {
+  const r = new Redis(SHARED_REDIS);
+  const keys = await r.keys(`${p}*`);
+  if (keys.length) await r.del(...keys);
+  r.disconnect();
+}
+
+/** Polls `probe` until it returns true, for at most `ms`; returns how long it took. */
+async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
+  const t0 = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now() - t0;
+}
+
+describe('redis store', { skip }, () => {
+  after(() => cleanup(prefix));
+
+  it('keeps the contract and exact windows, with an injected clock', async () => {
+    const t = await startTestGateway({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}a:`, REGISTER_LIMIT_PER_HOUR: '1000' });
+    try {
+      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      const key = await register(t.url, 'Redis@Example.com');
+      const ok = await get(t.url, '/api/grains/soybeans', key);
+      assert.equal(ok.status, 200);
+      assert.equal(ok.json().grain_id, 'SOYBEANS');
+      assert.equal(ok.headers['x-ratelimit-used'], '1');
+      assert.equal((await get(t.url, '/api/grains', 'ggt_' + 'A'.repeat(38))).status, 401);
+      const results = await Promise.all(Array.from({ length: 150 }, () => get(t.url, '/api/changelog', key)));
+      assert.equal(results.filter((r) => r.status === 200).length, 99);
+      assert.ok(results.filter((r) => r.status === 429).every((r) => r.headers['retry-after'] === '3600'));
+      t.clock.advance(WINDOW_MS);
+      const fresh = await get(t.url, '/api/changelog', key);
+      assert.equal(fresh.status, 200);
+      assert.equal(fresh.headers['x-ratelimit-used'], '1');
+      // replacement: the old key is refused at once, the quota stays with the account
+      const replacement = await register(t.url, 'redis@example.com');
+      assert.equal((await get(t.url, '/api/grains', key)).status, 401);
+      assert.equal((await get(t.url, '/api/grains', replacement)).headers['x-ratelimit-used'], '2');
+    } finally {
+      await t.close();
+    }
+  });
+
+  describe('three gateway processes on one Redis', () => {
+    const env = { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}b:`, SITE_DIR: realSiteDir(), REGISTER_LIMIT_PER_HOUR: '1000' };
+    let gateways: ChildGateway[] = [];
+    before(async () => {
+      gateways = await Promise.all([spawnGateway(env), spawnGateway(env), spawnGateway(env)]);
+      for (const g of gateways) await within(5_000, async () => (await get(g.url, '/health')).json().store === 'ok');
+    });
+    after(async () => {
+      for (const g of gateways) g.child.kill('SIGTERM');
+      await Promise.all(gateways.map((g) => g.exited));
+    });
+
+    it('admit exactly the limit in total for 300 concurrent requests with one key', async () => {
+      const key = await register(gateways[0]!.url, 'three@example.com');
+      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => get(gateways[i % 3]!.url, '/api/grains/CWRS', key)));
+      const statuses = results.map((r) => r.status);
+      assert.equal(statuses.filter((s) => s === 200).length, 100);
+      assert.equal(statuses.filter((s) => s === 429).length, 200);
+      const used = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-used'])).sort((a, b) => a - b);
+      assert.deepEqual(used, Array.from({ length: 100 }, (_, i) => i + 1), 'every count handed out once, across the three');
+    });
+
+    it('a replacement on one instance revokes the key on the others within 2 s', async () => {
+      const old = await register(gateways[0]!.url, 'moving@example.com');
+      for (const g of gateways) assert.equal((await get(g.url, '/api/grains', old)).status, 200); // cached everywhere
+      const fresh = await register(gateways[1]!.url, 'moving@example.com');
+      for (const g of gateways) {
+        const took = await within(2_000, async () => (await get(g.url, '/api/grains', old)).status === 401);
+        assert.ok(took <= 2_000);
+        assert.equal((await get(g.url, '/api/grains', fresh)).status, 200);
+      }
+    });
+
+    it('npm run accounts revokes in Redis; every instance refuses the key within 2 s', async () => {
+      const key = await register(gateways[2]!.url, 'ops-redis@example.com');
+      for (const g of gateways) assert.equal((await get(g.url, '/api/grains', key)).status, 200);
+      const cli = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), 'revoke', 'ops-redis@example.com'], {
+        cwd: root,
+        env: { ...process.env, REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX },
+        encoding: 'utf8',
+      });
+      assert.equal(cli.status, 0, cli.stderr);
+      for (const g of gateways) await within(2_000, async () => (await get(g.url, '/api/grains', key)).status === 401);
+    });
+  });
+});
+
+describe('redis outage', { skip }, () => {
+  it('keeps recently verified keys working, refuses what it cannot verify with 503, and recovers', async () => {
+    const redis = await startPrivateRedis();
+    const t = await startTestGateway({ REDIS_URL: redis.url, REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_PER_HOUR: '5' });
+    try {
+      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      const known = await register(t.url, 'known@example.com');
+      const unseen = await register(t.url, 'unseen@example.com');
+      assert.equal((await get(t.url, '/api/grains', known)).headers['x-ratelimit-used'], '1');
+      t.clock.advance(2_000); // past the 1 s trust: the next check must ask Redis
+
+      await redis.stop();
+      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'unavailable');
+      const health = (await get(t.url, '/health')).json();
+      assert.equal(health.status, 'degraded');
+
+      // verified recently: served, counted here from the last count Redis gave (1), up to the limit
+      const during = [];
+      for (let i = 0; i < 5; i++) during.push(await get(t.url, '/api/grains', known));
+      assert.deepEqual(during.map((r) => r.status), [200, 200, 200, 200, 429]);
+      assert.deepEqual(during.slice(0, 4).map((r) => r.headers['x-ratelimit-used']), ['2', '3', '4', '5']);
+      // never verified by this instance: 503 with Retry-After, and so is registration
+      const refused = await get(t.url, '/api/grains', unseen);
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers['retry-after'], '5');
+      assert.deepEqual(refused.json(), { error: MESSAGES.storeUnavailable, status: 503, schema_version: '1.0' });
+      const reg = await request(t.url, '/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"during@example.com"}' });
+      assert.equal(reg.status, 503);
+      assert.ok(reg.headers['retry-after']);
+
+      await redis.start();
+      await within(10_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      // recovered by itself; keys issued before the outage were kept (append-only file)
+      assert.equal((await get(t.url, '/api/grains', unseen)).status, 200);
+      const after = await register(t.url, 'after@example.com');
+      assert.equal((await get(t.url, '/api/grains', after)).status, 200);
+      await t.close(); // flushes the log
+      const log = t.logs.join('');
+      assert.match(log, /"event":"store_unavailable"/);
+      assert.match(log, /"event":"store_recovered"/);
+    } finally {
+      await t.close();
+      await redis.stop();
+    }
+  });
+});
