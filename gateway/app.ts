@@ -28,6 +28,8 @@ export interface GatewayResponse {
   body: Buffer | null;
   /** For the log line: the account served, never its key. */
   account?: string;
+  /** UPSTREAM_URL mode: the body is this file at the origin (headers above are ours). */
+  proxy?: string;
 }
 
 export interface AppOptions {
@@ -77,7 +79,10 @@ export function createApp(opts: AppOptions) {
 
   function serve(resource: Resource, req: GatewayRequest, head: boolean, rate: string[], account?: string): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
-    return { status: 200, headers: rate.length ? variant.headers.concat(rate) : variant.headers, body: head ? null : variant.body, account };
+    const headers = rate.length ? variant.headers.concat(rate) : variant.headers;
+    if (head) return { status: 200, headers, body: null, account };
+    if (variant.body === null) return { status: 200, headers, body: null, account, proxy: variant.path };
+    return { status: 200, headers, body: variant.body, account };
   }
 
   function notModified(resource: Resource, req: GatewayRequest, rate: string[], account?: string): GatewayResponse {

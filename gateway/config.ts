@@ -12,6 +12,7 @@ export interface Config {
   /** Prefix of every Redis key, so several deployments (or test runs) can share one server. */
   redisPrefix: string;
   upstreamUrl: string | null;
+  upstreamTimeoutMs: number;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
   /** How many proxies in front (the CDN) to trust for X-Forwarded-For; 0 trusts none. */
@@ -72,7 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     datasetDir: resolve(cwd, env.DATASET_DIR || 'dataset'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: prefix(env.REDIS_KEY_PREFIX),
-    upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:']),
+    upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5_000, 100, 120_000),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),
     trustProxy,

@@ -31,5 +31,7 @@ export const MESSAGES = {
   badJson: 'The body must be a JSON object with an "email" string, e.g. {"email": "you@example.com"}.',
   badEmail: 'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
   storeUnavailable: 'The key store is unavailable for the moment. Retry after the number of seconds in Retry-After.',
+  upstreamFailed: 'The origin that holds the data did not answer correctly. Retry in a moment.',
+  upstreamTimeout: 'The origin that holds the data did not answer in time. Retry in a moment.',
   internal: 'Internal error.',
 } as const;

@@ -1,13 +1,15 @@
 // The only file that touches node:http: listening, timeouts, size caps, body reading, writing the
 // prepared bytes, and a draining close. Everything else is in app.ts and below.
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { Agent, createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import httpProxy from 'http-proxy';
 import type { AddressInfo, Socket } from 'node:net';
-import { createApp, INTERNAL_ERROR, type App, type GatewayResponse } from './app.ts';
+import { createApp, errorResponse, INTERNAL_ERROR, type App, type GatewayResponse } from './app.ts';
 import type { Config } from './config.ts';
-import { errorBody } from './errors.ts';
+import { errorBody, HttpError, MESSAGES } from './errors.ts';
 import { createLogger, safePath, type LogFn } from './log.ts';
 import { tooLarge } from './registration.ts';
-import { loadSiteFromDisk, readPointerFile, watchSite, type SiteHolder } from './site.ts';
+import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, watchSite, type SiteHolder } from './site.ts';
 import { openRedisStore } from './store/redis.ts';
 import { openSqliteStore } from './store/sqlite.ts';
 import type { Store } from './store/types.ts';
@@ -79,13 +81,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     (config.redisUrl
       ? openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, log, ...limits })
       : openSqliteStore({ stateDir: config.stateDir, ...limits }));
+  const upstream = config.upstreamUrl;
   const site = watchSite({
-    initial: await loadSiteFromDisk(config.siteDir),
+    initial: upstream ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs) : await loadSiteFromDisk(config.siteDir),
     pollMs: opts.sitePollMs ?? 500,
-    readPointer: () => readPointerFile(config.siteDir),
-    load: (p) => loadSiteFromDisk(config.siteDir, p),
+    readPointer: () => (upstream ? readUpstreamPointer(upstream, config.upstreamTimeoutMs) : readPointerFile(config.siteDir)),
+    load: (p) => (upstream ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p) : loadSiteFromDisk(config.siteDir, p)),
     log,
   });
+  const proxy = upstream ? createUpstreamProxy(upstream, config.upstreamTimeoutMs) : null;
   const app = createApp({ config, site, store, clock });
 
   let inFlight = 0;
@@ -106,14 +110,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       let bodyRead = false;
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
+      const finish = (status: number, account: string | null) => {
+        logger.request(method, safePath(url), status, Math.round((performance.now() - started) * 100) / 100, account);
+        if (--inFlight === 0 && drained) drained();
+      };
       const send = (r: GatewayResponse) => {
         let headers = r.headers;
         // An unread or half-read body, or a server going down: close rather than keep alive.
         if (closing || (!req.complete && (bodyRead || method === 'POST'))) headers = headers.concat('Connection', 'close');
+        if (r.proxy !== undefined && proxy) {
+          proxy.forward(req, res, r.proxy, headers, (status) => finish(status, r.account ?? null));
+          return;
+        }
         res.writeHead(r.status, headers);
         res.end(r.body ?? undefined);
-        logger.request(method, safePath(url), r.status, Math.round((performance.now() - started) * 100) / 100, r.account ?? null);
-        if (--inFlight === 0 && drained) drained();
+        finish(r.status, r.account ?? null);
       };
       app
         .handle({
@@ -171,10 +182,82 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       server.closeAllConnections();
       await stopped;
       site.close();
+      proxy?.close();
       await store.close();
       log({ event: 'stopped', in_flight_left: inFlight });
       logger.flush();
     })());
 
   return { server, port, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, app, site, store, log, close };
+}
+
+const upstreamFailed = new HttpError(502, MESSAGES.upstreamFailed);
+const upstreamTimeout = new HttpError(504, MESSAGES.upstreamTimeout);
+
+/**
+ * UPSTREAM_URL: the body of a response is the bytes of one precompressed file at the origin,
+ * streamed through http-proxy under the gateway's own headers (validators and encoding come from
+ * the manifest). The client's key, cookies and conditionals are not passed on. Failure is 502,
+ * no answer within the timeout 504, with the usual JSON error body.
+ */
+function createUpstreamProxy(base: string, timeoutMs: number) {
+  interface Pending {
+    headers: string[];
+    expectedLength: string;
+    timedOut: boolean;
+    settled: boolean;
+    done: (status: number) => void;
+  }
+  const pending = new WeakMap<IncomingMessage, Pending>();
+  const agent = base.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new Agent({ keepAlive: true, maxSockets: 256 });
+  const proxy = httpProxy.createProxyServer({ selfHandleResponse: true, ignorePath: true, proxyTimeout: timeoutMs, agent, changeOrigin: true });
+
+  const fail = (res: ServerResponse, p: Pending, err: HttpError) => {
+    if (p.settled) return;
+    p.settled = true;
+    if (res.headersSent) res.destroy();
+    else {
+      const r = errorResponse(err);
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
+    }
+    p.done(err.status);
+  };
+
+  proxy.on('proxyReq', (proxyReq, req) => {
+    const p = pending.get(req);
+    for (const h of ['x-api-key', 'cookie', 'authorization', 'if-none-match', 'if-modified-since', 'if-match', 'range']) proxyReq.removeHeader(h);
+    proxyReq.setHeader('accept-encoding', 'identity'); // the file is already in the chosen encoding
+    proxyReq.on('timeout', () => p && (p.timedOut = true));
+  });
+  proxy.on('proxyRes', (proxyRes, req, res) => {
+    const p = pending.get(req)!;
+    const length = proxyRes.headers['content-length'];
+    if (proxyRes.statusCode !== 200 || (length !== undefined && length !== p.expectedLength)) {
+      proxyRes.resume();
+      fail(res, p, upstreamFailed);
+      return;
+    }
+    res.writeHead(200, p.headers);
+    proxyRes.pipe(res);
+    proxyRes.on('end', () => {
+      if (p.settled) return;
+      p.settled = true;
+      p.done(200);
+    });
+    proxyRes.on('error', () => fail(res, p, upstreamFailed));
+  });
+
+  return {
+    forward(req: IncomingMessage, res: ServerResponse, path: string, headers: string[], done: (status: number) => void) {
+      const i = headers.indexOf('Content-Length');
+      const p: Pending = { headers, expectedLength: i >= 0 ? headers[i + 1]! : '', timedOut: false, settled: false, done };
+      pending.set(req, p);
+      proxy.web(req, res, { target: `${base}${path}` }, () => fail(res, p, p.timedOut ? upstreamTimeout : upstreamFailed));
+    },
+    close() {
+      proxy.close();
+      agent.destroy();
+    },
+  };
 }

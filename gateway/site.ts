@@ -7,7 +7,9 @@ import type { BodyEntry, Manifest } from '../build/emit.ts';
 import type { Pointer } from '../build/publish.ts';
 
 export interface Variant {
-  body: Buffer;
+  /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
+  body: Buffer | null;
+  path?: string;
   etag: string;
   /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
   headers: string[];
@@ -37,15 +39,20 @@ export function variantHeaders(entry: { type: string }, v: { length: number; eta
   return h;
 }
 
-/** Builds the table from a manifest; `read` gives a file's bytes (from disk, or from an origin). */
-export async function siteFromManifest(manifest: Manifest, read: (file: string) => Promise<Buffer>): Promise<Site> {
+/**
+ * Builds the table from a manifest. `read` gives a file's bytes (from disk); without it the bytes
+ * stay at the upstream origin and each variant keeps its path there (`dir` is the build's folder).
+ */
+export async function siteFromManifest(manifest: Manifest, read: ((file: string) => Promise<Buffer>) | { dir: string }): Promise<Site> {
   const resources = new Map<string, Resource>();
   await Promise.all(
     Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
       const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
+        const headers = variantHeaders(entry, v, encoding);
+        if (typeof read !== 'function') return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers };
         const body = await read(v.file);
         if (body.length !== v.length) throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
-        return { body, etag: v.etag, headers: variantHeaders(entry, v, encoding) };
+        return { body, etag: v.etag, headers };
       };
       const r: Resource = {
         identity: await variant(entry.identity, null),
@@ -76,6 +83,22 @@ export async function loadSiteFromDisk(siteDir: string, pointer?: Pointer): Prom
   const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
   if (manifest.build_id !== p.build_id) throw new Error(`current.json names ${p.build_id} but its manifest is ${manifest.build_id}`);
   return siteFromManifest(manifest, (file) => readFile(join(dir, file)));
+}
+
+/** UPSTREAM_URL: the pointer and manifest come from the static origin; bodies stay there. */
+export async function readUpstreamPointer(base: string, timeoutMs: number): Promise<Pointer> {
+  const res = await fetch(`${base}/current.json`, { signal: AbortSignal.timeout(timeoutMs), headers: { 'cache-control': 'no-cache' } });
+  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for current.json`);
+  return (await res.json()) as Pointer;
+}
+
+export async function loadSiteFromUpstream(base: string, timeoutMs: number, pointer?: Pointer): Promise<Site> {
+  const p = pointer ?? (await readUpstreamPointer(base, timeoutMs));
+  const res = await fetch(`${base}/${p.dir}/manifest.json`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${p.dir}/manifest.json`);
+  const manifest = (await res.json()) as Manifest;
+  if (manifest.build_id !== p.build_id) throw new Error(`current.json names ${p.build_id} but its manifest is ${manifest.build_id}`);
+  return siteFromManifest(manifest, { dir: p.dir });
 }
 
 export interface SiteHolder {

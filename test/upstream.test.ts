@@ -1,0 +1,101 @@
+// UPSTREAM_URL: the same answers as local mode, with the bodies streamed from a static origin.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { MESSAGES } from '../gateway/errors.ts';
+import { tempDir } from './helpers/dataset.ts';
+import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { startStaticOrigin, type StaticOrigin } from './helpers/static-origin.ts';
+
+describe('upstream static origin', () => {
+  let origin: StaticOrigin;
+  let local: TestGateway;
+  let remote: TestGateway;
+  let localKey: string;
+  let remoteKey: string;
+  before(async () => {
+    origin = await startStaticOrigin(realSiteDir());
+    local = await startTestGateway({ RATE_LIMIT_PER_HOUR: '100000' });
+    remote = await startTestGateway({ UPSTREAM_URL: `${origin.url}/`, UPSTREAM_TIMEOUT_MS: '300', RATE_LIMIT_PER_HOUR: '100000', SITE_DIR: '/nonexistent' });
+    localKey = await register(local.url, 'local@example.com');
+    remoteKey = await register(remote.url, 'remote@example.com');
+  });
+  after(async () => {
+    await Promise.all([local.close(), remote.close()]);
+    await origin.close();
+  });
+
+  const paths = ['/api/grains', '/api/grains/CWRS', '/api/grains/barley_gp_ce', '/api/changelog', '/api/changelog?grain_id=corn_cw&limit=7', '/api/openapi.json'];
+  const encodings = [undefined, 'gzip', 'br', 'gzip, deflate, br'];
+  for (const path of paths) {
+    it(`answers ${path} with the bytes, ETags and encodings of local mode`, async () => {
+      for (const enc of encodings) {
+        const h: Record<string, string> = enc ? { 'accept-encoding': enc } : {};
+        const a = await get(local.url, path, localKey, h);
+        const b = await get(remote.url, path, remoteKey, h);
+        assert.equal(b.status, 200, b.text());
+        assert.deepEqual(b.body, a.body, `${path} ${enc}`);
+        for (const name of ['etag', 'content-type', 'content-length', 'content-encoding', 'cache-control', 'vary']) {
+          assert.equal(b.headers[name], a.headers[name], `${name} of ${path} ${enc}`);
+        }
+        const nm = await get(remote.url, path, remoteKey, { ...h, 'if-none-match': b.headers.etag! });
+        assert.equal(nm.status, 304);
+        assert.equal(nm.body.length, 0);
+      }
+    });
+  }
+
+  it('asks the origin for the precompressed file only, without the key or conditionals', async () => {
+    origin.requests.length = 0;
+    await get(remote.url, '/api/grains/CPSR', remoteKey, { 'accept-encoding': 'br', 'if-none-match': '"stale"' });
+    assert.equal(origin.requests.length, 1);
+    const r = origin.requests[0]!;
+    assert.match(r.path, /^\/builds\/[0-9a-f]{16}\/bodies\/[0-9a-f]{32}\.json\.br$/);
+    assert.equal(r.headers['x-api-key'], undefined);
+    assert.equal(r.headers['if-none-match'], undefined);
+    assert.equal(r.headers['accept-encoding'], 'identity');
+    // HEAD and 304 need no trip to the origin
+    origin.requests.length = 0;
+    const head = await request(remote.url, '/api/grains/CPSR', { method: 'HEAD', headers: { 'x-api-key': remoteKey } });
+    assert.equal(head.status, 200);
+    assert.equal(origin.requests.length, 0);
+  });
+
+  it('504 when the origin is slower than UPSTREAM_TIMEOUT_MS, then recovers', async () => {
+    origin.delayMs = 1_000;
+    try {
+      const res = await get(remote.url, '/api/grains/CANOLA', remoteKey);
+      assert.equal(res.status, 504);
+      assert.deepEqual(res.json(), { error: MESSAGES.upstreamTimeout, status: 504, schema_version: '1.0' });
+    } finally {
+      origin.delayMs = 0;
+    }
+    assert.equal((await get(remote.url, '/api/grains/CANOLA', remoteKey)).status, 200);
+  });
+
+  it('502 when the origin lacks the file, and when it is down; the gateway stays up', async () => {
+    // an origin whose build lost its bodies, and one that goes away
+    const partial = tempDir('partial-origin');
+    cpSync(realSiteDir(), partial, { recursive: true });
+    for (const d of readdirSync(join(partial, 'builds'))) rmSync(join(partial, 'builds', d, 'bodies'), { recursive: true });
+    const broken = await startStaticOrigin(partial);
+    const doomed = await startStaticOrigin(realSiteDir());
+    const a = await startTestGateway({ UPSTREAM_URL: broken.url, SITE_DIR: '/nonexistent' });
+    const b = await startTestGateway({ UPSTREAM_URL: doomed.url, SITE_DIR: '/nonexistent' });
+    try {
+      const missing = await get(a.url, '/api/grains/SOYBEANS', await register(a.url, 'missing@example.com'));
+      assert.equal(missing.status, 502);
+      assert.deepEqual(missing.json(), { error: MESSAGES.upstreamFailed, status: 502, schema_version: '1.0' });
+      const key = await register(b.url, 'down@example.com');
+      await doomed.close();
+      const down = await get(b.url, '/api/grains/SOYBEANS', key);
+      assert.equal(down.status, 502);
+      assert.deepEqual(down.json(), { error: MESSAGES.upstreamFailed, status: 502, schema_version: '1.0' });
+      assert.equal((await get(b.url, '/health')).status, 200);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await broken.close();
+    }
+  });
+});
