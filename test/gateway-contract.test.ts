@@ -7,7 +7,9 @@ import { MESSAGES } from '../gateway/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const IDS = ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS'];
+const NINE = ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS'];
+const WHEAT = ['CWHWS', 'CWRW', 'CWSWS', 'CWES', 'CPSW', 'CNHR', 'CWSP', 'CERS', 'CEHRW', 'CESRW', 'CEAD', 'CEWW', 'CEOW', 'CEFD'];
+const IDS = [...NINE, ...WHEAT];
 let t: TestGateway;
 let key: string;
 
@@ -20,7 +22,7 @@ after(() => t.close());
 const errorOf = (status: number, error: string) => ({ error, status, schema_version: '1.0' });
 
 describe('data endpoints', () => {
-  it('GET /api/grains lists the nine classes in order, with every header', async () => {
+  it('GET /api/grains lists the 23 classes in order, with every header', async () => {
     const res = await get(t.url, '/api/grains', key);
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], JSON_TYPE);
@@ -32,11 +34,11 @@ describe('data endpoints', () => {
     assert.equal(res.headers['access-control-allow-origin'], undefined);
     const body = res.json();
     assert.equal(body.schema_version, '1.0');
-    assert.equal(body.count, 9);
+    assert.equal(body.count, 23);
     assert.deepEqual(body.grains.map((g: { grain_id: string }) => g.grain_id), IDS);
   });
 
-  for (const [asked, id] of [['CWRS', 'CWRS'], ['cwrs', 'CWRS'], ['CwRs', 'CWRS'], ['barley_gp_ce', 'BARLEY_GP_CE']]) {
+  for (const [asked, id] of [['CWRS', 'CWRS'], ['cwrs', 'CWRS'], ['CwRs', 'CWRS'], ['barley_gp_ce', 'BARLEY_GP_CE'], ['cefd', 'CEFD'], ['CwRw', 'CWRW']]) {
     it(`GET /api/grains/${asked} answers the ${id} record`, async () => {
       const res = await get(t.url, `/api/grains/${asked}`, key);
       assert.equal(res.status, 200);
@@ -82,14 +84,15 @@ describe('data endpoints', () => {
 
 describe('changelog', () => {
   const ok: [string, number][] = [
-    ['/api/changelog', 1],
+    ['/api/changelog', 2],
     ['/api/changelog?limit=1', 1],
-    ['/api/changelog?limit=100', 1],
-    ['/api/changelog?limit=020', 1],
+    ['/api/changelog?limit=100', 2],
+    ['/api/changelog?limit=020', 2],
     ['/api/changelog?grain_id=cwrs', 1],
     ['/api/changelog?grain_id=SOYBEANS&limit=5', 1],
     ['/api/changelog?limit=5&grain_id=Corn_Ce', 1],
-    ['/api/changelog?unknown=1&other', 1],
+    ['/api/changelog?grain_id=cefd', 1],
+    ['/api/changelog?unknown=1&other', 2],
     ['/api/changelog?grain_id=CW%52S', 1],
   ];
   for (const [path, count] of ok) {
@@ -178,7 +181,7 @@ describe('authentication', () => {
     assert.deepEqual(Object.keys(h), ['status', 'store', 'dataset_version', 'build_id', 'schema_version']);
     assert.equal(h.status, 'ok');
     assert.equal(h.store, 'ok');
-    assert.equal(h.dataset_version, '2026-11-22-first-publication');
+    assert.equal(h.dataset_version, '2026-11-22-fourteen-wheat-classes'); // the newest entry
     const doc = await get(t.url, '/api/openapi.json');
     assert.equal(doc.status, 200);
     assert.equal(doc.json().openapi, '3.1.0');

@@ -8,6 +8,7 @@ import { cellFromAuthority, readCell } from '../build/cells.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
 import { draftGrain, proposeConditions, readHeader, toYaml, type GrainMeta } from '../build/import/draft.ts';
 import { parsePage } from '../build/import/parse-page.ts';
+import { readPageIndex } from '../build/import/read-page.ts';
 import { loadDataset, loadYaml } from '../build/load.ts';
 import { validateGrainFile } from '../build/validate.ts';
 import { tempDir } from './helpers/dataset.ts';
@@ -173,6 +174,26 @@ describe('draft grain files', () => {
     assert.equal(record.fallthrough_label, 'Grade, if No. 2 specs not met');
   });
 
+  it('reads a one-grade table, a table included in a total, and a row printed without its unit', () => {
+    const feed = parsePage(readFileSync(join(fixtures, 'feed-page.html'), 'utf8'));
+    const record = recordOf(toYaml(draftGrain(feed.sections[0]!, meta('CTF')), ' test'));
+    assert.deepEqual(record.grades, ['CT Feed']);
+    assert.deepEqual(record.grade_floor_rules, []); // the page's note is not a floor rule
+    const [factors, damage] = record.factor_groups;
+    assert.equal(damage!.group_id, 'grading_factors_included_in_total_damage');
+    const byId = Object.fromEntries([...factors!.factors, ...damage!.factors].map((f) => [f.factor_id, f]));
+    assert.deepEqual(byId.total_damage!.aggregates, ['total_heated_binburnt', 'fireburnt', 'total_sprouted']);
+    assert.equal(byId.total_damage!.thresholds['CT Feed']!.value_type, 'not_applicable');
+    assert.deepEqual(byId.total_heated_binburnt!.aggregates, ['binburnt']);
+    assert.deepEqual(byId.total_sprouted!.aggregates, ['severely_sprouted']);
+    // as printed: no unit, so a descriptive row whose one cell says "No limit"
+    assert.deepEqual([byId.sprouted!.unit, byId.sprouted!.threshold_direction, byId.sprouted!.thresholds['CT Feed']!.value_type], ['', 'qualitative', 'no_limit']);
+    assert.deepEqual(byId.contrasting_classes!.thresholds['CT Feed'], {
+      value_type: 'numeric', value: 10, value_alt: null, threshold_note: '10% or less, either alone or in combination, of durum', decimals: 0,
+    });
+    assert.deepEqual(byId.contrasting_classes!.fallthrough_conditions, [{ condition: '> 10%', region: null, grade: 'Sample CT Account Admixture' }]);
+  });
+
   it("keeps the editor's judgements when it updates a file", () => {
     const s = section('Oats, Canada Eastern Test (CET)');
     const first = draftGrain(s, meta('CET'));
@@ -213,15 +234,23 @@ describe('the shared authority pages', { skip: !existsSync(shared) && 'no ../sha
     it(`reproduce every number of ${file.file}`, () => {
       const { record, errors } = validateGrainFile(file);
       assert.deepEqual(errors, []);
-      const pageFile = { CWRS: 'cwrs-wheat', CWAD: 'cwad-wheat', CPSR: 'cpsr-wheat', CANOLA: 'canola', BARLEY_GP_CW: 'general-purpose-barley', BARLEY_GP_CE: 'general-purpose-barley', CORN_CW: 'corn', CORN_CE: 'corn', SOYBEANS: 'soybeans' }[record!.grain_id];
-      assert.ok(pageFile, `a shared page for ${record!.grain_id}`);
-      const theirs = authorityRecord(readFileSync(join(shared, `${pageFile}.html`), 'utf8'), file);
+      const page = readPageIndex(shared).find((r) => r.grainIds.includes(record!.grain_id));
+      assert.ok(page, `a shared page for ${record!.grain_id}`);
+      assert.equal(record!.source_url, page.sourceUrl);
+      assert.equal(record!.last_scraped, `${page.retrieved}T00:00:00Z`);
+      const theirs = authorityRecord(readFileSync(join(shared, page.file), 'utf8'), file);
       assert.ok(theirs.record, theirs.problem);
       assert.deepEqual(compareRecords(record!, theirs.record!), []);
     });
   }
 
-  it('check-authority reports no difference and exits 0; a changed cell makes it exit 1', () => {
+  it('cover every page: each grain id of pages.tsv is published', () => {
+    const published = new Set(ds.grains.map((f) => (f.data as { grain_id: string }).grain_id));
+    for (const row of readPageIndex(shared)) for (const id of row.grainIds) assert.ok(published.has(id), id);
+    assert.equal(published.size, 23);
+  });
+
+  it('check-authority reports no difference and exits 0', () => {
     const run = (dataset: string) =>
       spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/import/check-cli.ts'), '--pages', shared, '--dataset', dataset], { encoding: 'utf8', cwd: root });
     const clean = run(join(root, 'dataset'));

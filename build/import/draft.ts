@@ -77,27 +77,30 @@ const words = (s: string) => s.toLowerCase().replace(/^total\s+/, '').replace(/[
 const phrase = (s: string) => ` ${words(s).join(' ')} `;
 
 /**
- * Proposes the rows a total sums. Where the page draws a heavy rule, the block opened by it;
- * otherwise the earlier rows of the table whose names the total's name contains (or that contain
- * it); otherwise every earlier row not already summed by another total. An editor reviews it.
+ * Proposes the rows a total sums, for an editor to review. A table captioned "… included in total
+ * X" is summed whole by its "Total X". Otherwise the candidates are the earlier rows not summed by
+ * another total, within the block the page opens with a heavy rule if it draws one; of those, the
+ * rows whose whole name the total's contains (or the reverse), else those sharing its last word,
+ * else all of them.
  */
-function proposeAggregates(rows: PageRow[], index: number, ids: string[], numeric: boolean[], used: Set<number>): string[] {
+function proposeAggregates(rows: PageRow[], index: number, ids: string[], numeric: boolean[], used: Set<number>, group: string): string[] {
   const total = rows[index]!;
-  const candidates: number[] = [];
+  const t = phrase(total.header);
+  const included = /included in (total .+)$/i.exec(group);
   const blockStart = rows.slice(0, index + 1).findLastIndex((r) => r.opensBlock);
-  const tableHasBlocks = rows.some((r) => r.opensBlock);
-  for (let i = tableHasBlocks && blockStart >= 0 ? blockStart : 0; i < index; i++) {
-    if (numeric[i] && !used.has(i)) candidates.push(i);
-  }
+  const from = included || blockStart < 0 ? 0 : blockStart;
+  const candidates: number[] = [];
+  for (let i = from; i < index; i++) if (numeric[i] && !used.has(i)) candidates.push(i);
   let chosen = candidates;
-  if (!tableHasBlocks || blockStart < 0) {
-    const t = phrase(total.header);
-    const named = candidates.filter((i) => {
+  if (!(included && phrase(included[1]!) === t)) {
+    // whole names first ("Shrunken" in "Shrunken and broken"), then a shared last word
+    const byPhrase = candidates.filter((i) => {
       const c = phrase(rows[i]!.header);
-      const last = words(rows[i]!.header).at(-1) ?? '';
-      return t.includes(c) || c.includes(t) || t.includes(` ${last} `);
+      return t.includes(c) || c.includes(t);
     });
-    if (named.length) chosen = named;
+    const byWord = candidates.filter((i) => t.includes(` ${words(rows[i]!.header).at(-1) ?? ''} `));
+    if (byPhrase.length) chosen = byPhrase;
+    else if (byWord.length) chosen = byWord;
   }
   for (const i of chosen) used.add(i);
   return chosen.map((i) => ids[i]!);
@@ -172,7 +175,7 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
         if (h.direction === 'minimum') f.threshold_direction = 'minimum';
       }
       if (row.isTotal && h.direction !== 'qualitative') {
-        const proposed = proposeAggregates(table.rows, i, ids, numeric, used);
+        const proposed = proposeAggregates(table.rows, i, ids, numeric, used, table.group);
         f.aggregates = prev ? (prev.aggregates ?? []) : proposed;
       }
       const ref = row.footnoteRefs.find((r) => r in footnotes);
