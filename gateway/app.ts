@@ -136,7 +136,7 @@ export function createApp(opts: AppOptions) {
       if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
       // The checksum refuses made-up keys before any lookup or hashing.
       if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
-      const account = await store.findByKeyHash(hashKey(raw));
+      const account = await store.findByKey(raw);
       if (!account) return errorResponse(invalidKey, [], head);
 
       const resource = r.key === undefined ? undefined : site.routes.get(r.key);

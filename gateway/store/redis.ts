@@ -7,6 +7,7 @@
 // OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { hashKey } from '../keys.ts';
 import { createMemoryLimiter, WINDOW_MS, type Decision, type Limiter } from '../rate-limit.ts';
 import { StoreUnavailableError, type Account, type AccountRow, type Store } from './types.ts';
 
@@ -159,11 +160,19 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
   client.on('close', () => setState(false, 'connection closed'));
   client.on('error', (err: Error) => setState(false, err.message));
 
-  // Verified keys: trusted for `ttl`, or for `grace` while Redis cannot be asked.
-  const verified = new LRUCache<string, { account: Account; at: number }>({ max: 100_000 });
+  // Verified keys (by the key itself, in memory only): trusted for `ttl`, or for `grace` while
+  // Redis cannot be asked. A revocation names the key's hash, so the hashes are kept beside.
+  const keyOfHash = new Map<string, string>();
+  const verified = new LRUCache<string, { account: Account; at: number; hashHex: string }>({
+    max: 100_000,
+    dispose: (entry) => keyOfHash.delete(entry.hashHex),
+  });
   void subscriber.subscribe(`${prefix}revoked`).catch(() => {});
   subscriber.on('ready', () => void subscriber.subscribe(`${prefix}revoked`).catch(() => {}));
-  subscriber.on('message', (_channel: string, hashHex: string) => verified.delete(hashHex));
+  subscriber.on('message', (_channel: string, hashHex: string) => {
+    const key = keyOfHash.get(hashHex);
+    if (key !== undefined) verified.delete(key);
+  });
 
   /** Per-instance windows for the outage, seeded from the last answer Redis gave. */
   const outage = new Map<string, ReturnType<typeof createMemoryLimiter>>();
@@ -209,11 +218,11 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
 
   return {
     kind: 'redis',
-    async findByKeyHash(hash) {
-      const hex = hash.toString('hex');
+    async findByKey(key) {
       const now = clock();
-      const cached = verified.get(hex);
+      const cached = verified.get(key);
       if (cached && now - cached.at < ttl) return cached.account;
+      const hex = cached?.hashHex ?? hashKey(key).toString('hex');
       let value: string | null;
       try {
         if (!up) throw new Error('redis is not connected');
@@ -223,12 +232,13 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         throw unavailable(err);
       }
       if (value === null) {
-        verified.delete(hex);
+        verified.delete(key);
         return null;
       }
       const tab = value.indexOf('\t');
       const account = { id: value.slice(0, tab), email: value.slice(tab + 1) };
-      verified.set(hex, { account, at: now });
+      verified.set(key, { account, at: now, hashHex: hex });
+      keyOfHash.set(hex, key);
       return account;
     },
     register: guarded(async (email: string, keyHash: Buffer, now: number) => {

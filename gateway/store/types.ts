@@ -15,8 +15,12 @@ export interface AccountRow extends Account {
 
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
-  /** The live account of a key hash, or null (unknown, replaced or revoked). */
-  findByKeyHash(hash: Buffer): Account | null | Promise<Account | null>;
+  /**
+   * The live account of a well-formed key, or null (unknown, replaced or revoked). Stores keep
+   * recently verified keys in process memory so the hot path neither hashes nor queries; what
+   * they persist is only the SHA-256 (hashKey).
+   */
+  findByKey(key: string): Account | null | Promise<Account | null>;
   /**
    * Creates the account, or replaces its key: the old key stops working in the same atomic step.
    * Resolves only once the new key is durable (decisions.md §5).
