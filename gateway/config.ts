@@ -78,9 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),
     trustProxy,
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 15_000,
-    keepAliveTimeoutMs: 5_000,
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxHeaderBytes: 16 * 1024,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   });

@@ -96,53 +96,66 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let closing = false;
   let drained: (() => void) | null = null;
 
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    inFlight++;
+    let bodyRead = false;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const finish = (status: number, account: string | null) => {
+      logger.request(method, safePath(url), status, Math.round((performance.now() - started) * 100) / 100, account);
+      if (--inFlight === 0 && drained) drained();
+    };
+    const send = (r: GatewayResponse) => {
+      let headers = r.headers;
+      // An unread or half-read body, or a server going down: close rather than keep alive.
+      if (closing || (!req.complete && (bodyRead || method === 'POST'))) headers = headers.concat('Connection', 'close');
+      if (r.proxy !== undefined && proxy) {
+        proxy.forward(req, res, r.proxy, headers, (status) => finish(status, r.account ?? null));
+        return;
+      }
+      res.writeHead(r.status, headers);
+      res.end(r.body ?? undefined);
+      finish(r.status, r.account ?? null);
+    };
+    app
+      .handle({
+        method,
+        url,
+        headers: req.headers,
+        remoteAddress: req.socket.remoteAddress,
+        readBody: (limit) => {
+          bodyRead = true;
+          return readBody(req, limit);
+        },
+      })
+      .then(send, (err: unknown) => {
+        log({ event: 'error', method, path: safePath(url), error: err instanceof Error ? err.stack ?? err.message : String(err) });
+        send(INTERNAL_ERROR);
+      });
+  };
   const server = createServer(
     {
       maxHeaderSize: config.maxHeaderBytes,
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.headersTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
-      connectionsCheckingInterval: 1_000,
+      // how often requestTimeout and headersTimeout are enforced: a tenth of the shorter one
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10))),
     },
-    (req, res) => {
-      const started = performance.now();
-      inFlight++;
-      let bodyRead = false;
-      const method = req.method ?? 'GET';
-      const url = req.url ?? '/';
-      const finish = (status: number, account: string | null) => {
-        logger.request(method, safePath(url), status, Math.round((performance.now() - started) * 100) / 100, account);
-        if (--inFlight === 0 && drained) drained();
-      };
-      const send = (r: GatewayResponse) => {
-        let headers = r.headers;
-        // An unread or half-read body, or a server going down: close rather than keep alive.
-        if (closing || (!req.complete && (bodyRead || method === 'POST'))) headers = headers.concat('Connection', 'close');
-        if (r.proxy !== undefined && proxy) {
-          proxy.forward(req, res, r.proxy, headers, (status) => finish(status, r.account ?? null));
-          return;
-        }
-        res.writeHead(r.status, headers);
-        res.end(r.body ?? undefined);
-        finish(r.status, r.account ?? null);
-      };
-      app
-        .handle({
-          method,
-          url,
-          headers: req.headers,
-          remoteAddress: req.socket.remoteAddress,
-          readBody: (limit) => {
-            bodyRead = true;
-            return readBody(req, limit);
-          },
-        })
-        .then(send, (err: unknown) => {
-          log({ event: 'error', method, path: safePath(url), error: err instanceof Error ? err.stack ?? err.message : String(err) });
-          send(INTERNAL_ERROR);
-        });
-    },
+    onRequest,
   );
+  // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1), not answered with a bare 417.
+  server.on('checkExpectation', onRequest);
+  // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const body = errorBody(405, 'Method not allowed.');
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\n` +
+        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`,
+    );
+    logger.request(req.method ?? 'CONNECT', safePath(req.url ?? ''), 405, 0, null);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();

@@ -40,6 +40,8 @@ const HAS_WRK = has('wrk');
 const HAS_NGINX = has('nginx');
 const HAS_TASKSET = has('taskset') && cpus().length >= 2;
 const pin = (cpu: number, argv: string[]) => (HAS_TASKSET ? ['taskset', '-c', String(cpu), ...argv] : argv);
+// The load generator's side, autocannon included (it runs in this process), stays off the server's core.
+if (HAS_TASKSET) spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
@@ -239,7 +241,8 @@ const rssOf = (pid: number) => {
 function probe(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
   return new Promise<{ status: number; headers: [string, string][]; body: Buffer }>((res, rej) => {
     const u = new URL(url + path);
-    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers }, (r) => {
+    // a fresh connection each time: a kept-alive one may have been closed while idle
+    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers, agent: false }, (r) => {
       const chunks: Buffer[] = [];
       r.on('data', (c) => chunks.push(c));
       r.on('end', () => {

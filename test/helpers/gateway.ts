@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
@@ -12,6 +13,18 @@ import { startGateway, type Gateway } from '../../gateway/server.ts';
 import { tempDir } from './dataset.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+// Every key handed out by a 201 in this test file, and everything its gateways logged: when the
+// file ends, no key may appear in any log (issue 5). Every suite checks this by using the helpers.
+const issuedKeys = new Set<string>();
+const gatewayLogs: string[][] = [];
+after(() => {
+  const everything = gatewayLogs.map((l) => l.join('')).join('\n');
+  for (const key of issuedKeys) {
+    assert.ok(!everything.includes(key.slice(4)), 'an issued key appears in a gateway log');
+  }
+});
+export const keysIssuedSoFar = () => issuedKeys.size;
 
 let realSite: string | null = null;
 /** The real dataset, built once per test process into a folder of its own. */
@@ -54,6 +67,7 @@ export async function startTestGateway(env: Record<string, string> = {}, opts: {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STATE_DIR: stateDir, SITE_DIR: siteDir, SHUTDOWN_GRACE_MS: '2000', ...env });
   const clock = opts.clock ?? testClock();
   const logs: string[] = [];
+  gatewayLogs.push(logs);
   const gateway = await startGateway({ config, clock, logWrite: (s) => logs.push(s), sitePollMs: opts.sitePollMs ?? 50 });
   return { gateway, url: gateway.url, clock, logs, stateDir, siteDir, close: () => gateway.close() };
 }
@@ -82,6 +96,10 @@ export function request(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const body = Buffer.concat(chunks);
+          if (res.statusCode === 201) {
+            const issued = /"api_key":"(ggt_[^"]+)"/.exec(body.toString());
+            if (issued) issuedKeys.add(issued[1]!);
+          }
           resolve({ status: res.statusCode!, headers: res.headers, body, json: () => JSON.parse(body.toString()), text: () => body.toString() });
         });
         res.on('error', reject);
@@ -120,6 +138,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  gatewayLogs.push(output);
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
