@@ -1,6 +1,9 @@
 // Pure: a validated dataset → the body of every response the data endpoints can give, keyed by
 // the canonical request (path plus canonical query). The gateway only looks these up.
+import { readFileSync } from 'node:fs';
 import { buildOpenApi } from './openapi.ts';
+import { renderDocs, type Example } from './pages/docs.ts';
+import { renderHome } from './pages/home.ts';
 import { SCHEMA_VERSION, type ChangelogEntry, type GrainRecord, type GrainSummary } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -45,6 +48,62 @@ export function compileBodies(ds: Dataset): Map<string, string> {
       bodies.set(changelogKey(filter, limit), `{"schema_version":"${SCHEMA_VERSION}","count":${page.length},"entries":[${page.join(',')}]}`);
     }
   }
-  bodies.set('/api/openapi.json', json(buildOpenApi(ds)));
+  const openapi = buildOpenApi(ds);
+  bodies.set('/api/openapi.json', json(openapi));
+  // The front door (issue 7): pages and their assets are bodies like any other.
+  bodies.set('/', renderHome(ds.grains));
+  bodies.set('/docs', renderDocs(openapi, examples(ds)));
+  for (const [route, text] of Object.entries(ASSETS)) bodies.set(route, text);
   return bodies;
+}
+
+const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, import.meta.url), 'utf8');
+const ASSETS: Record<string, string> = {
+  '/assets/site.css': asset('site.css'),
+  '/assets/register.js': asset('register.js'),
+  '/assets/icon.svg': asset('icon.svg'),
+};
+
+/** Example answers for the API reference, taken from this build's own data. */
+function examples(ds: Dataset): Record<string, Example> {
+  const curl = (path: string) => `curl -H "X-API-Key: $GRAIN_API_KEY" https://grain.example.net${path}`;
+  const rate = ['X-RateLimit-Limit: 100', 'X-RateLimit-Remaining: 97', 'X-RateLimit-Used: 3', 'X-RateLimit-Reset: 1795352400', 'RateLimit-Policy: "default";q=100;w=3600', 'RateLimit: "default";r=97;t=2710'];
+  const data = ['Content-Type: application/json; charset=utf-8', 'ETag: "…"', 'Cache-Control: private, no-cache', ...rate];
+  const sample = ds.grains.find((g) => g.grain_id === 'CORN_CW') ?? ds.grains[0]!;
+  const sorted = [...ds.changelog].sort(changelogOrder);
+  return {
+    'GET /api/grains': {
+      request: curl('/api/grains'),
+      status: 200,
+      headers: data,
+      body: { schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.slice(0, 2).map(summaryOf) },
+      note: `Shortened here to the first 2 of ${ds.grains.length} grains.`,
+    },
+    'GET /api/grains/{grain_id}': {
+      request: curl(`/api/grains/${sample.grain_id.toLowerCase()}`),
+      status: 200,
+      headers: data,
+      body: { schema_version: SCHEMA_VERSION, ...sample, factor_groups: sample.factor_groups.slice(0, 1) },
+      note: `Shortened here to the first of ${sample.factor_groups.length} factor groups.`,
+    },
+    'GET /api/changelog': {
+      request: curl(`/api/changelog?grain_id=${sample.grain_id}&limit=1`),
+      status: 200,
+      headers: data,
+      body: { schema_version: SCHEMA_VERSION, count: 1, entries: sorted.filter((e) => e.grain_ids_affected.includes(sample.grain_id)).slice(0, 1) },
+    },
+    'POST /api/register': {
+      request: `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' https://grain.example.net/api/register`,
+      status: 201,
+      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      body: { api_key: 'ggt_<32 random characters><6-character checksum>', email: 'you@example.com', schema_version: SCHEMA_VERSION },
+      note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
+    },
+    'GET /api/openapi.json': { request: 'curl https://grain.example.net/api/openapi.json', status: 200, note: 'The OpenAPI 3.1 document this page is made from.' },
+    'GET /health': {
+      request: 'curl https://grain.example.net/health',
+      status: 200,
+      body: { status: 'ok', store: 'ok', dataset_version: sorted[0]?.id ?? 'unreleased', build_id: '…', schema_version: SCHEMA_VERSION },
+    },
+  };
 }

@@ -4,6 +4,15 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 export const CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Every route is JSON but the front door's pages and assets. */
+export function contentTypeOf(route: string): string {
+  if (route === '/' || route === '/docs') return 'text/html; charset=utf-8';
+  if (route.endsWith('.css')) return 'text/css; charset=utf-8';
+  if (route.endsWith('.js')) return 'text/javascript; charset=utf-8';
+  if (route.endsWith('.svg')) return 'image/svg+xml';
+  return CONTENT_TYPE;
+}
 export const ENCODINGS = ['br', 'gzip'] as const;
 export type Encoding = 'identity' | (typeof ENCODINGS)[number];
 
@@ -66,7 +75,7 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
     const hash = sha(body).slice(0, 32);
     routes[key] = hash;
     if (entries.has(hash)) continue;
-    const entry: BodyEntry = { type: CONTENT_TYPE, identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` } };
+    const entry: BodyEntry = { type: contentTypeOf(key), identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` } };
     files.set(entry.identity.file, body);
     for (const enc of ENCODINGS) {
       const bytes = encode(enc, body, quality(key));

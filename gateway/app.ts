@@ -46,6 +46,7 @@ const rateLimited = new HttpError(429, MESSAGES.rateLimited);
 const registerLimited = new HttpError(429, MESSAGES.registerLimited);
 const storeUnavailable = new HttpError(503, MESSAGES.storeUnavailable);
 const internal = new HttpError(500, MESSAGES.internal);
+const notFound = new HttpError(404, MESSAGES.notFound);
 const STORE_RETRY_SECONDS = '5';
 
 /** Error bodies are built once per error value. */
@@ -124,8 +125,9 @@ export function createApp(opts: AppOptions) {
           return errorResponse(r.error, [], head);
         case 'health':
           return health(site, head);
-        case 'openapi': {
-          const doc = site.routes.get('/api/openapi.json')!;
+        case 'public': {
+          const doc = site.routes.get(r.key);
+          if (!doc) return errorResponse(notFound, [], head);
           return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, []) : serve(doc, req, head, []);
         }
         case 'register':
@@ -148,7 +150,7 @@ export function createApp(opts: AppOptions) {
       const d = await store.requests.hit(account.id, now);
       if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
       const rate = rateLimitHeaders(d, now);
-      if (!resource) return { ...errorResponse(r.error ?? new HttpError(404, MESSAGES.notFound), rate, head), account: account.id };
+      if (!resource) return { ...errorResponse(r.error ?? notFound, rate, head), account: account.id };
       return serve(resource, req, head, rate, account.id);
     } catch (err) {
       if (err instanceof HttpError) return errorResponse(err, [], head);

@@ -4,11 +4,13 @@ import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../b
 import { HttpError, MESSAGES } from './errors.ts';
 import type { Site } from './site.ts';
 
-export type Endpoint = 'register' | 'health' | 'openapi' | 'data';
+export type Endpoint = 'register' | 'health' | 'public' | 'data';
 
 export type Routed =
   | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: Exclude<Endpoint, 'data'> }
+  | { endpoint: 'register' | 'health' }
+  /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
+  | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
   | { endpoint: 'data'; key: string; error?: undefined }
   | { endpoint: 'data'; key?: undefined; error: HttpError };
@@ -77,7 +79,7 @@ export function route(method: string, url: string, site: Site): Routed {
 
   let routed: Routed;
   if (path === '/health') routed = { endpoint: 'health' };
-  else if (path === '/api/openapi.json') routed = { endpoint: 'openapi' };
+  else if (path === '/api/openapi.json' || path === '/' || path === '/docs' || path.startsWith('/assets/')) routed = { endpoint: 'public', key: path };
   else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
   else if (path === '/api/changelog') routed = changelog(query, site);
   else if (path.startsWith('/api/grains/')) {

@@ -33,8 +33,18 @@ export interface Site {
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
+/** The pages may load only what this service serves; nothing may frame them. */
+const PAGE_HEADERS = [
+  'Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options', 'nosniff',
+  'Referrer-Policy', 'no-referrer',
+];
+
 export function variantHeaders(entry: { type: string }, v: { length: number; etag: string }, encoding: string | null): string[] {
-  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', DATA_CACHE_CONTROL, 'Vary', 'Accept-Encoding'];
+  const json = entry.type.startsWith('application/json');
+  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', json ? DATA_CACHE_CONTROL : 'no-cache', 'Vary', 'Accept-Encoding'];
+  if (!json) h.push(...PAGE_HEADERS);
+  else h.push('X-Content-Type-Options', 'nosniff');
   if (encoding) h.push('Content-Encoding', encoding);
   return h;
 }

@@ -90,7 +90,7 @@ const segment = fc.oneof(
 const path = fc.oneof(
   { arbitrary: fc.constantFrom('/api/grains', '/api/changelog', '/api/register', '/api/grains/CWRS', '/api/grains/soybeans', '/api/grains/cefd'), weight: 5 },
   { arbitrary: fc.array(segment, { minLength: 1, maxLength: 6 }).map((s) => `/${s.join('/')}`), weight: 3 },
-  fc.constantFrom('/api/grains', '/api/grains/CWRS', '/api/changelog', '/health', '/api/openapi.json', '/api/register', '*', '//api//grains', '/api/grains/..%2F..%2Fsite'),
+  fc.constantFrom('/api/grains', '/api/grains/CWRS', '/api/changelog', '/health', '/api/openapi.json', '/api/register', '*', '//api//grains', '/api/grains/..%2F..%2Fsite', '/', '/docs', '/assets/site.css', '/assets/../site/current.json', '/assets/%2e%2e/manifest.json'),
   fc.integer({ min: 1, max: 20_000 }).map((n) => `/api/grains/${'a'.repeat(n)}`),
 );
 const queryPart = fc.oneof(
@@ -150,7 +150,13 @@ function check(r: Request, res: Raw | 'closed') {
   const encoding = res.headers.get('content-encoding');
   if (encoding === 'br') body = brotliDecompressSync(body);
   if (encoding === 'gzip') body = gunzipSync(body);
-  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  const type = res.headers.get('content-type');
+  if (res.status === 200 && type !== 'application/json; charset=utf-8') {
+    // the front door's pages and assets
+    assert.match(String(type), /^(text\/html|text\/css|text\/javascript|image\/svg\+xml)/);
+    return;
+  }
+  assert.equal(type, 'application/json; charset=utf-8');
   const json = JSON.parse(body.toString('utf8'));
   if (res.status >= 400) {
     assert.deepEqual(Object.keys(json), ['error', 'status', 'schema_version']);

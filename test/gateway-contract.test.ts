@@ -63,7 +63,7 @@ describe('data endpoints', () => {
     ['/api/changelog?grain_id=NOPE', MESSAGES.unknownGrain],
     ['/api/nothing', MESSAGES.notFound],
     ['/api/grains/', MESSAGES.unknownGrain],
-    ['/', MESSAGES.notFound],
+    ['/assets/missing.css', MESSAGES.notFound],
     ['/api', MESSAGES.notFound],
     ['/api/grains.json', MESSAGES.notFound],
   ];
@@ -172,6 +172,21 @@ describe('authentication', () => {
     assert.equal((await get(t.url, '/api/grains', first)).status, 401);
     assert.equal((await get(t.url, '/api/grains', second)).status, 200);
   });
+
+  const pages: [string, string][] = [['/', 'text/html; charset=utf-8'], ['/docs', 'text/html; charset=utf-8'], ['/assets/site.css', 'text/css; charset=utf-8'], ['/assets/register.js', 'text/javascript; charset=utf-8']];
+  for (const [path, type] of pages) {
+    it(`${path} needs no key and is served as ${type.split(';')[0]} with its security headers`, async () => {
+      const res = await get(t.url, path, undefined, { 'accept-encoding': 'br' });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], type);
+      assert.equal(res.headers['content-encoding'], 'br');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.match(String(res.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
+      assert.equal(res.headers['x-ratelimit-limit'], undefined);
+      const again = await get(t.url, path, undefined, { 'accept-encoding': 'br', 'if-none-match': res.headers.etag! });
+      assert.equal(again.status, 304);
+    });
+  }
 
   it('/health and /api/openapi.json need no key', async () => {
     const health = await get(t.url, '/health');

@@ -1,0 +1,152 @@
+/// <reference lib="dom" />
+// The front door in a real browser (issue 7): Debian's Chromium driven by playwright-core against
+// a gateway on port 0. In CI this must run (.ci/run installs chromium); elsewhere it is skipped
+// only when /usr/bin/chromium is missing.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { MESSAGES } from '../gateway/errors.ts';
+import { get, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium)';
+const artifacts = join(root, 'test-artifacts');
+
+describe('front door in a browser', { skip }, () => {
+  let t: TestGateway;
+  let browser: Browser;
+  const started = Date.now();
+  /** Console errors and uncaught exceptions of each page, checked at the end of each test. */
+  const consoleErrors = new WeakMap<Page, string[]>();
+  const closeClean = async (page: Page, expected: RegExp[] = []) => {
+    const errors = consoleErrors.get(page)!;
+    await page.context().close();
+    assert.equal(errors.length, expected.length, errors.join('\n'));
+    expected.forEach((re, i) => assert.match(errors[i]!, re));
+  };
+
+  before(async () => {
+    t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    console.log(`browser tests: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+  async function open(width = 1000): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    consoleErrors.set(page, errors);
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(e.message));
+    const res = await page.goto(`${t.url}/`);
+    assert.equal(res?.status(), 200);
+    return page;
+  }
+
+  it('says what the service is, where the numbers come from, and lists the classes', async () => {
+    const page = await open();
+    assert.equal(await page.locator('h1').textContent(), 'Grain grading tables');
+    const source = (await page.locator('#source + p').textContent())!.replace(/\s+/g, ' ');
+    assert.match(source, /Official Grain Grading Guide/);
+    assert.match(source, /crop years 2025\/26 \(9 classes\) and 2026\/27 \(14 classes\)/);
+    assert.match(source, /last checked against the Commission's pages on 2026-08-01/);
+    const ids = await page.locator('#classes ~ .scroll tbody td:first-child').allTextContents();
+    assert.equal(ids.length, 23);
+    assert.equal(ids[0], 'CWRS');
+    await closeClean(page);
+  });
+
+  it('registers an address, shows the key once with a copy button and a curl line, and the key works', async () => {
+    const page = await open();
+    await page.getByLabel('E-mail address').fill('Browser.User@Example.com');
+    await page.getByRole('button', { name: 'Get a key' }).click();
+    await page.locator('#result').waitFor({ state: 'visible' });
+    const key = await page.locator('#api-key').inputValue();
+    assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+    assert.match((await page.locator('.warning').textContent())!, /shown only once/);
+    assert.equal(await page.locator('#curl-line').textContent(), `curl -H 'X-API-Key: ${key}' ${t.url}/api/grains`);
+    // the key the page showed works against the API, from here
+    const res = await get(t.url, '/api/grains', key);
+    assert.equal(res.status, 200);
+    assert.equal(res.json().count, 23);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.locator('#copy-status').filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'front-door-after-registration.png'), fullPage: true });
+    await closeClean(page);
+  });
+
+  it('shows the API error in words next to the field for an invalid address', async () => {
+    const page = await open(375); // a phone's width
+    await page.getByLabel('E-mail address').fill('not-an-address');
+    await page.getByRole('button', { name: 'Get a key' }).click();
+    const error = page.locator('#email-error');
+    await error.filter({ hasText: 'not valid' }).waitFor();
+    assert.equal(await error.textContent(), MESSAGES.badEmail);
+    assert.equal(await page.getByLabel('E-mail address').getAttribute('aria-invalid'), 'true');
+    assert.ok(await page.locator('#result').isHidden());
+    // nothing wider than the screen
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+    // the browser reports the refused request itself; nothing else
+    await closeClean(page, [/status of 400 \(Bad Request\)/]);
+  });
+
+  it('registers with the keyboard alone, with a visible focus', async () => {
+    const page = await open();
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'email'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.id ?? '');
+    }
+    assert.equal(focused, 'email', 'the field is reached with Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    assert.notEqual(outline, 'none', 'the focused field shows its focus');
+    await page.keyboard.type('keyboard@example.com');
+    await page.keyboard.press('Enter');
+    await page.locator('#result').waitFor({ state: 'visible' });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'result-title', 'focus moves to the new key');
+    await page.keyboard.press('Tab'); // the key field
+    await page.keyboard.press('Tab'); // the copy button
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'copy');
+    await page.keyboard.press('Enter');
+    await page.locator('#copy-status').filter({ hasText: 'Copied' }).waitFor();
+    await closeClean(page);
+  });
+
+  it('the API reference lists every path and status of the OpenAPI document, with an example each', async () => {
+    const doc = (await get(t.url, '/api/openapi.json')).json();
+    const page = await open();
+    await page.goto(`${t.url}/docs`);
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const section = page.locator(`section[data-path="${path}"][data-method="${method}"]`);
+        assert.equal(await section.count(), 1, `${method} ${path}`);
+        const statuses = await section.locator('tr[data-status]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+        assert.deepEqual(statuses.sort(), Object.keys(op.responses).sort(), `${method} ${path}`);
+        assert.ok((await section.locator('h3', { hasText: 'Example' }).count()) === 1, `an example for ${method} ${path}`);
+      }
+    }
+    await closeClean(page);
+  });
+
+  it('loads nothing from another host and logs no console error', async () => {
+    const page = await open();
+    const hosts = new Set<string>();
+    page.on('request', (r) => hosts.add(new URL(r.url()).host));
+    await page.reload();
+    await page.goto(`${t.url}/docs`);
+    assert.deepEqual([...hosts], [new URL(t.url).host]);
+    await closeClean(page);
+  });
+});
