@@ -11,10 +11,16 @@ const CHECK_LENGTH = 6; // 4 bytes of CRC-32 → 6 base64url characters
 export const KEY_LENGTH = KEY_PREFIX.length + BODY_LENGTH + CHECK_LENGTH;
 const SHAPE = /^ggt_[A-Za-z0-9_-]{38}$/;
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The CRC-32 of the body as base64url of its 4 big-endian bytes (6 characters), without allocating a Buffer. */
 const checksum = (body: string) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(crc32(body));
-  return b.toString('base64url');
+  const c = crc32(body) >>> 0;
+  const b0 = c >>> 24, b1 = (c >>> 16) & 255, b2 = (c >>> 8) & 255, b3 = c & 255;
+  return (
+    ALPHABET[b0 >> 2]! + ALPHABET[((b0 & 3) << 4) | (b1 >> 4)]! + ALPHABET[((b1 & 15) << 2) | (b2 >> 6)]! +
+    ALPHABET[b2 & 63]! + ALPHABET[b3 >> 2]! + ALPHABET[(b3 & 3) << 4]!
+  );
 };
 
 export function generateKey(): string {
