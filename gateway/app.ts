@@ -2,12 +2,11 @@
 // table, after the key and the hourly limit are checked. server.ts wires it to node:http.
 import { clientAddress } from './client-address.ts';
 import type { Config } from './config.ts';
-import { errorBody, HttpError, MESSAGES } from './errors.ts';
-import { hashKey, isWellFormedKey } from './keys.ts';
+import { errorBody, HttpError, MESSAGES, NOT_FOUND } from './errors.ts';
+import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
 import { chooseVariant, noneMatch } from './negotiate.ts';
 import { rateLimitHeaders, retryAfterSeconds, type Decision } from './rate-limit.ts';
 import { isJsonContentType, MAX_BODY_BYTES, readEmail, tooLarge, unsupportedType } from './registration.ts';
-import { generateKey } from './keys.ts';
 import { route } from './routes.ts';
 import type { Resource, Site, SiteHolder } from './site.ts';
 import { StoreUnavailableError, type Store } from './store/types.ts';
@@ -46,18 +45,19 @@ const rateLimited = new HttpError(429, MESSAGES.rateLimited);
 const registerLimited = new HttpError(429, MESSAGES.registerLimited);
 const storeUnavailable = new HttpError(503, MESSAGES.storeUnavailable);
 const internal = new HttpError(500, MESSAGES.internal);
-const notFound = new HttpError(404, MESSAGES.notFound);
 const STORE_RETRY_SECONDS = '5';
 
-/** Error bodies are built once per error value. */
-const errorBodies = new WeakMap<HttpError, Buffer>();
+/** An error's body and headers are built once per error value; a request adds only its own headers. */
+const prepared = new WeakMap<HttpError, { body: Buffer; headers: string[] }>();
 export function errorResponse(err: HttpError, extra: string[] = [], head = false): GatewayResponse {
-  let body = errorBodies.get(err);
-  if (!body) errorBodies.set(err, (body = errorBody(err.status, err.message)));
-  const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
-  for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
-  headers.push(...extra);
-  return { status: err.status, headers, body: head ? null : body };
+  let p = prepared.get(err);
+  if (!p) {
+    const body = errorBody(err.status, err.message);
+    const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
+    for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
+    prepared.set(err, (p = { body, headers }));
+  }
+  return { status: err.status, headers: extra.length ? p.headers.concat(extra) : p.headers, body: head ? null : p.body };
 }
 export const INTERNAL_ERROR = errorResponse(internal);
 
@@ -127,7 +127,7 @@ export function createApp(opts: AppOptions) {
           return health(site, head);
         case 'public': {
           const doc = site.routes.get(r.key);
-          if (!doc) return errorResponse(notFound, [], head);
+          if (!doc) return errorResponse(NOT_FOUND, [], head);
           return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, []) : serve(doc, req, head, []);
         }
         case 'register':
@@ -150,7 +150,7 @@ export function createApp(opts: AppOptions) {
       const d = await store.requests.hit(account.id, now);
       if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
       const rate = rateLimitHeaders(d, now);
-      if (!resource) return { ...errorResponse(r.error ?? notFound, rate, head), account: account.id };
+      if (!resource) return { ...errorResponse(r.error ?? NOT_FOUND, rate, head), account: account.id };
       return serve(resource, req, head, rate, account.id);
     } catch (err) {
       if (err instanceof HttpError) return errorResponse(err, [], head);

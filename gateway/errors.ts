@@ -35,3 +35,15 @@ export const MESSAGES = {
   upstreamTimeout: 'The origin that holds the data did not answer in time. Retry in a moment.',
   internal: 'Internal error.',
 } as const;
+
+/** Shared by the router and the app: an unknown path, or a public file that is not in the build. */
+export const NOT_FOUND = new HttpError(404, MESSAGES.notFound);
+
+/** An error answer written straight to a socket, for what never becomes a request (bad HTTP, CONNECT). */
+export function rawErrorResponse(status: number, statusText: string, message: string): string {
+  const body = errorBody(status, message);
+  return (
+    `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`
+  );
+}

@@ -34,6 +34,13 @@ export function decide(state: WindowState | undefined, now: number, limit: numbe
 
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));
 
+const policies = new Map<number, string>();
+const policyOf = (limit: number) => {
+  let p = policies.get(limit);
+  if (p === undefined) policies.set(limit, (p = `"default";q=${limit};w=${WINDOW_MS / 1000}`));
+  return p;
+};
+
 /** X-RateLimit-* and the IETF draft pair, as a flat header list. */
 export function rateLimitHeaders(d: Decision, now: number): string[] {
   const remaining = Math.max(0, d.limit - d.used);
@@ -43,7 +50,7 @@ export function rateLimitHeaders(d: Decision, now: number): string[] {
     'X-RateLimit-Remaining', String(remaining),
     'X-RateLimit-Used', String(d.used),
     'X-RateLimit-Reset', String(Math.ceil(d.resetAt / 1000)),
-    'RateLimit-Policy', `"default";q=${d.limit};w=${WINDOW_MS / 1000}`,
+    'RateLimit-Policy', policyOf(d.limit),
     'RateLimit', `"default";r=${remaining};t=${seconds}`,
   ];
 }

@@ -1,7 +1,7 @@
 // Request line → what to do: which endpoint, and for data endpoints the key of the precomputed
 // body (the same canonical key the build wrote), or the error to give. No I/O here.
 import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/compile.ts';
-import { HttpError, MESSAGES } from './errors.ts';
+import { HttpError, MESSAGES, NOT_FOUND } from './errors.ts';
 import type { Site } from './site.ts';
 
 export type Endpoint = 'register' | 'health' | 'public' | 'data';
@@ -16,7 +16,6 @@ export type Routed =
   | { endpoint: 'data'; key?: undefined; error: HttpError };
 
 const GET_HEAD = 'GET, HEAD';
-const notFound = new HttpError(404, MESSAGES.notFound);
 const keyInUrl = new HttpError(400, MESSAGES.keyInQuery);
 const badLimit = new HttpError(400, MESSAGES.badLimit);
 const repeated = new HttpError(400, MESSAGES.repeatedParam);
@@ -86,7 +85,7 @@ export function route(method: string, url: string, site: Site): Routed {
     const raw = path.slice('/api/grains/'.length);
     const id = GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
     routed = id ? { endpoint: 'data', key: `/api/grains/${id}` } : { endpoint: 'data', error: unknownGrain };
-  } else return { endpoint: null, error: notFound };
+  } else return { endpoint: null, error: NOT_FOUND };
   return get ? routed : { endpoint: null, error: NOT_ALLOWED_GET };
 }
 

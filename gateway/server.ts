@@ -6,7 +6,7 @@ import httpProxy from 'http-proxy';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp, errorResponse, INTERNAL_ERROR, type App, type GatewayResponse } from './app.ts';
 import type { Config } from './config.ts';
-import { errorBody, HttpError, MESSAGES } from './errors.ts';
+import { HttpError, MESSAGES, rawErrorResponse } from './errors.ts';
 import { createLogger, safePath, type LogFn } from './log.ts';
 import { tooLarge } from './registration.ts';
 import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, watchSite, type SiteHolder } from './site.ts';
@@ -149,11 +149,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   server.on('checkExpectation', onRequest);
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
-    const body = errorBody(405, 'Method not allowed.');
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\n` +
-        `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`,
-    );
+    socket.end(rawErrorResponse(405, 'Method Not Allowed', 'Method not allowed.'));
     logger.request(req.method ?? 'CONNECT', safePath(req.url ?? ''), 405, 0, null);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -162,11 +158,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return;
     }
     const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'The request is not valid HTTP.'];
-    const body = errorBody(status, message);
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`,
-    );
+    socket.end(rawErrorResponse(status, STATUS_CODES[status]!, message));
   });
 
   await new Promise<void>((resolve, reject) => {

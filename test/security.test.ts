@@ -6,7 +6,7 @@ import { clientAddress } from '../gateway/client-address.ts';
 import { MESSAGES } from '../gateway/errors.ts';
 import { generateKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
 import { safePath } from '../gateway/log.ts';
-import { get, register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
+import { register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
 
 let t: TestGateway;
 let key: string;
