@@ -9,7 +9,7 @@ import { rateLimitHeaders, retryAfterSeconds, type Decision } from './rate-limit
 import { isJsonContentType, MAX_BODY_BYTES, readEmail, tooLarge, unsupportedType } from './registration.ts';
 import { route } from './routes.ts';
 import type { Resource, Site, SiteHolder } from './site.ts';
-import { StoreUnavailableError, type Store } from './store/types.ts';
+import { StoreUnavailableError, type Account, type Store } from './store/types.ts';
 
 export interface GatewayRequest {
   method: string;
@@ -114,12 +114,23 @@ export function createApp(opts: AppOptions) {
     };
   }
 
-  async function handle(req: GatewayRequest): Promise<GatewayResponse> {
-    const now = clock();
-    const site = opts.site.current; // one build for the whole request
+  /** Store failures and expected errors become responses; anything else is the server's to log (a 500). */
+  function failure(err: unknown, head: boolean): GatewayResponse {
+    if (err instanceof HttpError) return errorResponse(err, [], head);
+    if (err instanceof StoreUnavailableError) return errorResponse(storeUnavailable, ['Retry-After', STORE_RETRY_SECONDS], head);
+    throw err;
+  }
+
+  /**
+   * Answers at once when the store does (the embedded store always does), so the common request
+   * costs no promise and no extra turn; a store that answers through a promise (Redis) is awaited.
+   */
+  function handle(req: GatewayRequest): GatewayResponse | Promise<GatewayResponse> {
     const head = req.method === 'HEAD';
-    const r = route(req.method, req.url, site);
     try {
+      const now = clock();
+      const site = opts.site.current; // one build for the whole request
+      const r = route(req.method, req.url, site);
       switch (r.endpoint) {
         case null:
           return errorResponse(r.error, [], head);
@@ -131,32 +142,46 @@ export function createApp(opts: AppOptions) {
           return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, []) : serve(doc, req, head, []);
         }
         case 'register':
-          return await register(req, now);
+          return register(req, now).catch((err: unknown) => failure(err, head));
       }
       // A data endpoint: the key, then the limit (decisions.md §3).
       const raw = req.headers['x-api-key'];
       if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
       // The checksum refuses made-up keys before any lookup or hashing.
       if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
-      const account = await store.findByKey(raw);
-      if (!account) return errorResponse(invalidKey, [], head);
-
       const resource = r.key === undefined ? undefined : site.routes.get(r.key);
-      if (resource && noneMatch(req.headers['if-none-match'], resource)) {
-        const d = await store.requests.peek(account.id, now); // a 304 is not counted
-        if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
-        return notModified(resource, req, rateLimitHeaders(d, now), account.id);
+      const account = store.findByKey(raw);
+      if (account instanceof Promise) {
+        return account.then((a) => authorised(a, resource, r.error, req, now, head)).catch((err: unknown) => failure(err, head));
       }
-      const d = await store.requests.hit(account.id, now);
-      if (!d.allowed) return tooMany(rateLimited, d, now, head, account.id);
-      const rate = rateLimitHeaders(d, now);
-      if (!resource) return { ...errorResponse(r.error ?? NOT_FOUND, rate, head), account: account.id };
-      return serve(resource, req, head, rate, account.id);
+      return authorised(account, resource, r.error, req, now, head);
     } catch (err) {
-      if (err instanceof HttpError) return errorResponse(err, [], head);
-      if (err instanceof StoreUnavailableError) return errorResponse(storeUnavailable, ['Retry-After', STORE_RETRY_SECONDS], head);
-      throw err;
+      return failure(err, head);
     }
+  }
+
+  function authorised(account: Account | null, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean) {
+    if (!account) return errorResponse(invalidKey, [], head);
+    if (resource && noneMatch(req.headers['if-none-match'], resource)) {
+      const d = store.requests.peek(account.id, now); // a 304 is not counted
+      if (d instanceof Promise) return d.then((x) => revalidated(x, account.id, resource, req, now, head)).catch((err: unknown) => failure(err, head));
+      return revalidated(d, account.id, resource, req, now, head);
+    }
+    const d = store.requests.hit(account.id, now);
+    if (d instanceof Promise) return d.then((x) => counted(x, account.id, resource, error, req, now, head)).catch((err: unknown) => failure(err, head));
+    return counted(d, account.id, resource, error, req, now, head);
+  }
+
+  function revalidated(d: Decision, account: string, resource: Resource, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
+    if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
+    return notModified(resource, req, rateLimitHeaders(d, now), account);
+  }
+
+  function counted(d: Decision, account: string, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
+    if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
+    const rate = rateLimitHeaders(d, now);
+    if (!resource) return { ...errorResponse(error ?? NOT_FOUND, rate, head), account };
+    return serve(resource, req, head, rate, account);
   }
 
   return { handle };

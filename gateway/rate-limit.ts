@@ -55,40 +55,53 @@ export function rateLimitHeaders(d: Decision, now: number): string[] {
   ];
 }
 
+/** A window as saved: the subject, when its hour started and how many requests it counted. */
+export type SavedWindow = [subject: string, start: number, count: number];
+
 /**
  * Windows held in this process: exact, because one Node process runs one request's count at a
  * time. Bounded: windows that ended are swept, and `maxSubjects` caps how many are held (the
- * oldest are dropped first: used for per-address registration limits against floods).
+ * oldest are dropped first: used for per-address registration limits against floods). A count
+ * changes its window in place (no Map write on the hot path when unbounded).
  */
 export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number }) {
   const windows = new Map<string, WindowState>();
-  let dirty = false;
+  let changed = false;
   const max = opts.maxSubjects ?? Infinity;
   const apply = (subject: string, now: number, count: boolean) => {
-    const { state, decision } = decide(windows.get(subject), now, opts.limit, count);
+    const held = windows.get(subject);
+    const { state, decision } = decide(held, now, opts.limit, count);
     if (count && decision.allowed) {
-      windows.delete(subject); // re-insert: Map order is then oldest-first for eviction
-      windows.set(subject, state!);
-      dirty = true;
-      if (windows.size > max) windows.delete(windows.keys().next().value!);
+      changed = true;
+      if (held && max === Infinity) {
+        held.start = state!.start;
+        held.count = state!.count;
+      } else {
+        // re-insert: Map order is then oldest-first for eviction
+        if (held) windows.delete(subject);
+        windows.set(subject, state!);
+        if (windows.size > max) windows.delete(windows.keys().next().value!);
+      }
     }
     return decision;
   };
   return {
     hit: (subject: string, now: number) => apply(subject, now, true),
     peek: (subject: string, now: number) => apply(subject, now, false),
-    sweep(now: number) {
+    /** Drops the windows whose hour is over and gives the others (for saving). */
+    live(now: number): Map<string, WindowState> {
       for (const [k, w] of windows) if (now >= w.start + WINDOW_MS) windows.delete(k);
+      return windows;
     },
-    /** Windows changed since the last call, for saving. */
-    takeDirty(): boolean {
-      const d = dirty;
-      dirty = false;
-      return d;
+    /** Whether anything was counted since the last call. */
+    takeChanged(): boolean {
+      const c = changed;
+      changed = false;
+      return c;
     },
-    entries: () => [...windows.entries()],
-    restore(rows: [string, WindowState][], now: number) {
-      for (const [k, w] of rows) if (now < w.start + WINDOW_MS) windows.set(k, w);
+    restore(rows: Iterable<SavedWindow>, now: number) {
+      for (const [k, start, count] of rows) if (now < start + WINDOW_MS) windows.set(k, { start, count });
+      while (windows.size > max) windows.delete(windows.keys().next().value!);
     },
     get size() {
       return windows.size;

@@ -4,7 +4,7 @@ import { Agent, createServer, STATUS_CODES, type IncomingMessage, type Server, t
 import { Agent as HttpsAgent } from 'node:https';
 import httpProxy from 'http-proxy';
 import type { AddressInfo, Socket } from 'node:net';
-import { createApp, errorResponse, INTERNAL_ERROR, type App, type GatewayResponse } from './app.ts';
+import { createApp, errorResponse, INTERNAL_ERROR, type App, type GatewayRequest, type GatewayResponse } from './app.ts';
 import type { Config } from './config.ts';
 import { HttpError, MESSAGES, rawErrorResponse } from './errors.ts';
 import { createLogger, safePath, type LogFn } from './log.ts';
@@ -70,6 +70,26 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** The app's view of a node:http request; the peer address is read only when asked for. */
+class NodeRequest implements GatewayRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+  bodyRead = false;
+  constructor(readonly raw: IncomingMessage) {
+    this.method = raw.method ?? 'GET';
+    this.url = raw.url ?? '/';
+    this.headers = raw.headers;
+  }
+  get remoteAddress() {
+    return this.raw.socket.remoteAddress;
+  }
+  readBody(limit: number) {
+    this.bodyRead = true;
+    return readBody(this.raw, limit);
+  }
+}
+
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const { config } = opts;
   const clock = opts.clock ?? Date.now;
@@ -80,7 +100,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     opts.store ??
     (config.redisUrl
       ? openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, log, ...limits })
-      : openSqliteStore({ stateDir: config.stateDir, ...limits }));
+      : openSqliteStore({ stateDir: config.stateDir, log, ...limits }));
   const upstream = config.upstreamUrl;
   const site = watchSite({
     initial: upstream ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs) : await loadSiteFromDisk(config.siteDir),
@@ -96,43 +116,43 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let closing = false;
   let drained: (() => void) | null = null;
 
+  const finish = (req: IncomingMessage, status: number, account: string | null, started: number) => {
+    logger.request(req.method ?? 'GET', safePath(req.url ?? '/'), status, Math.round((performance.now() - started) * 100) / 100, account);
+    if (--inFlight === 0 && drained) drained();
+  };
+  const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
+    const req = request.raw;
+    let headers = r.headers;
+    // An unread or half-read body, or a server going down: close rather than keep alive.
+    if (closing || (!req.complete && (request.bodyRead || req.method === 'POST'))) headers = headers.concat('Connection', 'close');
+    if (r.proxy !== undefined && proxy) {
+      proxy.forward(req, res, r.proxy, headers, (status) => finish(req, status, r.account ?? null, started));
+      return;
+    }
+    res.writeHead(r.status, headers);
+    res.end(r.body ?? undefined);
+    finish(req, r.status, r.account ?? null, started);
+  };
+  const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
+    log({ event: 'error', method: request.method, path: safePath(request.url), error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    return INTERNAL_ERROR;
+  };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     inFlight++;
-    let bodyRead = false;
-    const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const finish = (status: number, account: string | null) => {
-      logger.request(method, safePath(url), status, Math.round((performance.now() - started) * 100) / 100, account);
-      if (--inFlight === 0 && drained) drained();
-    };
-    const send = (r: GatewayResponse) => {
-      let headers = r.headers;
-      // An unread or half-read body, or a server going down: close rather than keep alive.
-      if (closing || (!req.complete && (bodyRead || method === 'POST'))) headers = headers.concat('Connection', 'close');
-      if (r.proxy !== undefined && proxy) {
-        proxy.forward(req, res, r.proxy, headers, (status) => finish(status, r.account ?? null));
-        return;
-      }
-      res.writeHead(r.status, headers);
-      res.end(r.body ?? undefined);
-      finish(r.status, r.account ?? null);
-    };
-    app
-      .handle({
-        method,
-        url,
-        headers: req.headers,
-        remoteAddress: req.socket.remoteAddress,
-        readBody: (limit) => {
-          bodyRead = true;
-          return readBody(req, limit);
-        },
-      })
-      .then(send, (err: unknown) => {
-        log({ event: 'error', method, path: safePath(url), error: err instanceof Error ? err.stack ?? err.message : String(err) });
-        send(INTERNAL_ERROR);
-      });
+    const request = new NodeRequest(req);
+    let answer: GatewayResponse | Promise<GatewayResponse>;
+    try {
+      answer = app.handle(request);
+    } catch (err) {
+      answer = failed(request, err);
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (r) => send(request, res, r, started),
+        (err: unknown) => send(request, res, failed(request, err), started),
+      );
+    } else send(request, res, answer, started);
   };
   const server = createServer(
     {

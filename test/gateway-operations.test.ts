@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildSite } from '../build/build-site.ts';
 import { publishSite } from '../build/publish.ts';
+import Database from 'better-sqlite3';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { WINDOW_MS, type Decision } from '../gateway/rate-limit.ts';
+import { DB_FILE, openSqliteStore } from '../gateway/store/sqlite.ts';
+import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway } from './helpers/gateway.ts';
 
@@ -106,6 +110,65 @@ describe('durability', () => {
       second.child.kill('SIGTERM');
       await second.exited;
     }
+  });
+});
+
+describe('saving the hourly windows while serving', () => {
+  it('saves what was counted every checkpoint, so a killed process loses at most that much', async () => {
+    const stateDir = tempDir('checkpoint');
+    const start = Date.UTC(2026, 10, 22, 12);
+    let now = start;
+    const clock = () => now;
+    const first = openSqliteStore({ stateDir, rateLimitPerHour: 100, registerLimitPerHour: 10, clock, checkpointMs: 20 });
+    for (let i = 0; i < 7; i++) assert.equal((first.requests.hit('1', now) as Decision).used, i + 1);
+    for (let i = 0; i < 3; i++) first.requests.hit('2', now);
+    first.registrations.hit('192.0.2.1', now);
+    now += 1_000;
+    // another connection reads the file, as a restarted process would, until the checkpoint ran
+    const reader = new Database(join(stateDir, DB_FILE), { readonly: true });
+    const saved = () =>
+      (reader.prepare('SELECT kind, data FROM window_snapshots ORDER BY kind').all() as { kind: string; data: Buffer }[]).map((r) => [r.kind, decodeWindows(r.data)]);
+    const expected = [
+      ['registrations', [['192.0.2.1', start, 1]]],
+      ['requests', [['1', start, 7], ['2', start, 3]]],
+    ];
+    for (let i = 0; i < 200 && JSON.stringify(saved()) !== JSON.stringify(expected); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(saved(), expected);
+    // first is never closed (as after kill -9); a second store on the same file restores the windows
+    const second = openSqliteStore({ stateDir, rateLimitPerHour: 100, registerLimitPerHour: 10, clock, checkpointMs: 60_000 });
+    try {
+      assert.equal((second.requests.hit('1', now) as Decision).used, 8);
+      assert.equal((second.requests.peek('2', now) as Decision).used, 3);
+      assert.equal((second.registrations.peek('192.0.2.1', now) as Decision).used, 1);
+      // an hour after its start a window is over, and is not saved again
+      now = start + WINDOW_MS;
+      assert.equal((second.requests.peek('1', now) as Decision).used, 0);
+    } finally {
+      await second.close();
+    }
+    assert.deepEqual(saved(), [['registrations', []], ['requests', []]]);
+    reader.close();
+  });
+});
+
+describe('window snapshots', () => {
+  const cases: [string, [string, number, number][]][] = [
+    ['none', []],
+    ['account ids', [['1', 1795348800000, 7], ['123456789', 1795348800123, 4294967295]]],
+    ['addresses, IPv6 by /64', [['192.0.2.1', 1795348800000, 1], ['2001:db8:1:2::/64', 1795348801000, 10]]],
+    ['any UTF-8 subject', [['é—✓', 1, 2]]],
+  ];
+  for (const [name, rows] of cases) {
+    it(`round-trips ${name}`, () => {
+      const map = new Map(rows.map(([k, start, count]) => [k, { start, count }]));
+      assert.deepEqual(decodeWindows(encodeWindows(map)), rows);
+    });
+  }
+  it('refuses a snapshot of another version or cut short', () => {
+    const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3 }]]));
+    assert.throws(() => decodeWindows(Buffer.from([2])), /not a version 1 window snapshot/);
+    assert.throws(() => decodeWindows(Buffer.alloc(0)), /not a version 1 window snapshot/);
+    for (let cut = 2; cut < whole.length; cut++) assert.throws(() => decodeWindows(whole.subarray(0, cut)), /cut short/);
   });
 });
 

@@ -199,7 +199,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       const local = localLimiter(kind, limit);
       const seed = lastKnown.get(key);
       if (seed) {
-        local.restore([[subject, seed]], now);
+        local.restore([[subject, seed.start, seed.count]], now);
         lastKnown.delete(key);
       }
       return count ? local.hit(subject, now) : local.peek(subject, now);

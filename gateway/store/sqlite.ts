@@ -1,13 +1,14 @@
 // The embedded default: one SQLite file (WAL, synchronous=FULL) under STATE_DIR holds accounts and
-// key hashes; the hourly windows live in this process's memory, are saved every few seconds and
-// at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
+// key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
+// snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashKey } from '../keys.ts';
-import { createMemoryLimiter, type MemoryLimiter, type WindowState } from '../rate-limit.ts';
+import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import type { Account, AccountRow, Store } from './types.ts';
+import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
 export const DB_FILE = 'gateway.sqlite';
 
@@ -22,6 +23,8 @@ export interface SqliteStoreOptions {
   maxAddresses?: number;
   /** Verified keys held in memory (an LRU); unknown keys are never cached. */
   maxCachedKeys?: number;
+  /** Where the store reports trouble that is not a request's (the gateway's log). */
+  log?: (event: Record<string, unknown>) => void;
   /** How often another process's writes (the accounts CLI) are looked for; bounds revocation delay. */
   externalWritePollMs?: number;
 }
@@ -41,12 +44,10 @@ export function openDatabase(stateDir: string): Database.Database {
       key_issued_at INTEGER,
       revoked_at INTEGER
     );
-    CREATE TABLE IF NOT EXISTS windows (
-      kind TEXT NOT NULL,
-      subject TEXT NOT NULL,
-      start INTEGER NOT NULL,
-      count INTEGER NOT NULL,
-      PRIMARY KEY (kind, subject)
+    CREATE TABLE IF NOT EXISTS window_snapshots (
+      kind TEXT PRIMARY KEY,
+      saved_at INTEGER NOT NULL,
+      data BLOB NOT NULL
     );
   `);
   return db;
@@ -71,24 +72,31 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
      ON CONFLICT(email) DO UPDATE SET key_hash = excluded.key_hash, key_issued_at = excluded.key_issued_at, revoked_at = NULL
      RETURNING id`,
   );
-  const readWindows = db.prepare<[string], { subject: string; start: number; count: number }>('SELECT subject, start, count FROM windows WHERE kind = ?');
-  const clearWindows = db.prepare<[string]>('DELETE FROM windows WHERE kind = ?');
-  const writeWindow = db.prepare<[string, string, number, number]>('INSERT INTO windows (kind, subject, start, count) VALUES (?, ?, ?, ?)');
+  const readSnapshot = db.prepare<[string], Buffer>('SELECT data FROM window_snapshots WHERE kind = ?').pluck();
+  const writeSnapshot = db.prepare<[string, number, Buffer]>(
+    'INSERT INTO window_snapshots (kind, saved_at, data) VALUES (?, ?, ?) ON CONFLICT(kind) DO UPDATE SET saved_at = excluded.saved_at, data = excluded.data',
+  );
 
   const requests = createMemoryLimiter({ limit: opts.rateLimitPerHour });
   const registrations = createMemoryLimiter({ limit: opts.registerLimitPerHour, maxSubjects: opts.maxAddresses ?? 100_000 });
   const limiters: [string, MemoryLimiter][] = [['requests', requests], ['registrations', registrations]];
   for (const [kind, limiter] of limiters) {
-    limiter.restore(readWindows.all(kind).map((r): [string, WindowState] => [r.subject, { start: r.start, count: r.count }]), opts.clock());
+    const data = readSnapshot.get(kind);
+    if (data === undefined) continue;
+    try {
+      limiter.restore(decodeWindows(data), opts.clock());
+    } catch (err) {
+      // Counters only: start without them rather than not at all, and say so.
+      opts.log?.({ event: 'windows_unreadable', kind, error: (err as Error).message });
+    }
   }
 
+  // Each kind's windows are saved as one snapshot when something was counted, every few seconds
+  // and at shutdown.
   const save = db.transaction((force: boolean) => {
     const now = opts.clock();
     for (const [kind, limiter] of limiters) {
-      if (!limiter.takeDirty() && !force) continue;
-      limiter.sweep(now);
-      clearWindows.run(kind);
-      for (const [subject, w] of limiter.entries()) writeWindow.run(kind, subject, w.start, w.count);
+      if (limiter.takeChanged() || force) writeSnapshot.run(kind, now, encodeWindows(limiter.live(now)));
     }
   });
   const checkpoint = setInterval(() => save(false), opts.checkpointMs ?? 2_000);
