@@ -26,10 +26,19 @@ export interface GatewayResponse {
   headers: string[];
   body: Buffer | null;
   /** For the log line: the account served, never its key. */
-  account?: string;
+  account: string | null;
   /** UPSTREAM_URL mode: the body is this file at the origin (headers above are ours). */
-  proxy?: string;
+  proxy: string | null;
 }
+
+/** Every response has the same shape (one hidden class for the code that writes it). */
+const response = (status: number, headers: string[], body: Buffer | null, account: string | null = null, proxy: string | null = null): GatewayResponse => ({
+  status,
+  headers,
+  body,
+  account,
+  proxy,
+});
 
 export interface AppOptions {
   config: Pick<Config, 'trustProxy'>;
@@ -49,7 +58,7 @@ const STORE_RETRY_SECONDS = '5';
 
 /** An error's body and headers are built once per error value; a request adds only its own headers. */
 const prepared = new WeakMap<HttpError, { body: Buffer; headers: string[] }>();
-export function errorResponse(err: HttpError, extra: string[] = [], head = false): GatewayResponse {
+export function errorResponse(err: HttpError, extra: string[] = [], head = false, account: string | null = null): GatewayResponse {
   let p = prepared.get(err);
   if (!p) {
     const body = errorBody(err.status, err.message);
@@ -57,7 +66,7 @@ export function errorResponse(err: HttpError, extra: string[] = [], head = false
     for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
     prepared.set(err, (p = { body, headers }));
   }
-  return { status: err.status, headers: extra.length ? p.headers.concat(extra) : p.headers, body: head ? null : p.body };
+  return response(err.status, extra.length ? p.headers.concat(extra) : p.headers, head ? null : p.body, account);
 }
 export const INTERNAL_ERROR = errorResponse(internal);
 
@@ -75,24 +84,25 @@ export function createApp(opts: AppOptions) {
       body = Buffer.from(JSON.stringify({ status, store: state, dataset_version: site.datasetVersion, build_id: site.buildId, schema_version: '1.0' }));
       healthBodies.set(key, body);
     }
-    return { status: 200, headers: ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'], body: head ? null : body };
+    return response(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'], head ? null : body);
   }
 
-  function serve(resource: Resource, req: GatewayRequest, head: boolean, rate: string[], account?: string): GatewayResponse {
+  function serve(resource: Resource, req: GatewayRequest, head: boolean, rate: string[] | null, account: string | null = null): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
-    const headers = rate.length ? variant.headers.concat(rate) : variant.headers;
-    if (head) return { status: 200, headers, body: null, account };
-    if (variant.body === null) return { status: 200, headers, body: null, account, proxy: variant.path };
-    return { status: 200, headers, body: variant.body, account };
+    const headers = rate ? variant.headers.concat(rate) : variant.headers;
+    if (head) return response(200, headers, null, account);
+    if (variant.body === null) return response(200, headers, null, account, variant.path!);
+    return response(200, headers, variant.body, account);
   }
 
-  function notModified(resource: Resource, req: GatewayRequest, rate: string[], account?: string): GatewayResponse {
+  function notModified(resource: Resource, req: GatewayRequest, rate: string[] | null, account: string | null = null): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
-    return { status: 304, headers: ['ETag', variant.etag, 'Cache-Control', 'private, no-cache', 'Vary', 'Accept-Encoding', ...rate], body: null, account };
+    const headers = ['ETag', variant.etag, 'Cache-Control', 'private, no-cache', 'Vary', 'Accept-Encoding'];
+    return response(304, rate ? headers.concat(rate) : headers, null, account);
   }
 
-  const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account?: string) =>
-    ({ ...errorResponse(err, ['Retry-After', String(retryAfterSeconds(d, now)), ...rateLimitHeaders(d, now)], head), account });
+  const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account: string) =>
+    errorResponse(err, rateLimitHeaders(d, now, true), head, account);
 
   async function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
     const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.config.trustProxy);
@@ -106,12 +116,7 @@ export function createApp(opts: AppOptions) {
     const key = generateKey();
     const account = await store.register(email, hashKey(key), now);
     const body = Buffer.from(JSON.stringify({ api_key: key, email, schema_version: '1.0' }));
-    return {
-      status: 201,
-      headers: ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'],
-      body,
-      account: account.id,
-    };
+    return response(201, ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'], body, account.id);
   }
 
   /** Store failures and expected errors become responses; anything else is the server's to log (a 500). */
@@ -139,7 +144,7 @@ export function createApp(opts: AppOptions) {
         case 'public': {
           const doc = site.routes.get(r.key);
           if (!doc) return errorResponse(NOT_FOUND, [], head);
-          return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, []) : serve(doc, req, head, []);
+          return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, null) : serve(doc, req, head, null);
         }
         case 'register':
           return register(req, now).catch((err: unknown) => failure(err, head));
@@ -147,9 +152,12 @@ export function createApp(opts: AppOptions) {
       // A data endpoint: the key, then the limit (decisions.md §3).
       const raw = req.headers['x-api-key'];
       if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
-      // The checksum refuses made-up keys before any lookup or hashing.
-      if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
+      if (typeof raw !== 'string') return errorResponse(invalidKey, [], head);
       const resource = r.key === undefined ? undefined : site.routes.get(r.key);
+      const known = store.cachedAccount(raw);
+      if (known) return authorised(known, resource, r.error, req, now, head);
+      // The checksum refuses made-up keys before any lookup or hashing.
+      if (!isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
       const account = store.findByKey(raw);
       if (account instanceof Promise) {
         return account.then((a) => authorised(a, resource, r.error, req, now, head)).catch((err: unknown) => failure(err, head));
@@ -180,7 +188,7 @@ export function createApp(opts: AppOptions) {
   function counted(d: Decision, account: string, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
     if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
     const rate = rateLimitHeaders(d, now);
-    if (!resource) return { ...errorResponse(error ?? NOT_FOUND, rate, head), account };
+    if (!resource) return errorResponse(error ?? NOT_FOUND, rate, head, account);
     return serve(resource, req, head, rate, account);
   }
 

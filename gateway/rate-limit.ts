@@ -34,25 +34,39 @@ export function decide(state: WindowState | undefined, now: number, limit: numbe
 
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));
 
-const policies = new Map<number, string>();
-const policyOf = (limit: number) => {
-  let p = policies.get(limit);
-  if (p === undefined) policies.set(limit, (p = `"default";q=${limit};w=${WINDOW_MS / 1000}`));
-  return p;
+/** The strings that change only with the limit, or once a window, built once each. */
+const constants = new Map<number, { limit: string; policy: string }>();
+const limitStrings = (limit: number) => {
+  let c = constants.get(limit);
+  if (c === undefined) constants.set(limit, (c = { limit: String(limit), policy: `"default";q=${limit};w=${WINDOW_MS / 1000}` }));
+  return c;
 };
+let lastResetAt = NaN;
+let lastReset = '';
 
-/** X-RateLimit-* and the IETF draft pair, as a flat header list. */
-export function rateLimitHeaders(d: Decision, now: number): string[] {
-  const remaining = Math.max(0, d.limit - d.used);
+/**
+ * X-RateLimit-* and the IETF draft pair as a flat header list; with `retryAfter`, Retry-After
+ * first (a 429).
+ */
+export function rateLimitHeaders(d: Decision, now: number, retryAfter = false): string[] {
+  const remaining = d.limit - d.used > 0 ? d.limit - d.used : 0;
   const seconds = Math.max(0, Math.ceil((d.resetAt - now) / 1000));
-  return [
-    'X-RateLimit-Limit', String(d.limit),
-    'X-RateLimit-Remaining', String(remaining),
+  if (d.resetAt !== lastResetAt) {
+    lastResetAt = d.resetAt;
+    lastReset = String(Math.ceil(d.resetAt / 1000));
+  }
+  const c = limitStrings(d.limit);
+  const rest = String(remaining);
+  const h = [
+    'X-RateLimit-Limit', c.limit,
+    'X-RateLimit-Remaining', rest,
     'X-RateLimit-Used', String(d.used),
-    'X-RateLimit-Reset', String(Math.ceil(d.resetAt / 1000)),
-    'RateLimit-Policy', policyOf(d.limit),
-    'RateLimit', `"default";r=${remaining};t=${seconds}`,
+    'X-RateLimit-Reset', lastReset,
+    'RateLimit-Policy', c.policy,
+    'RateLimit', `"default";r=${rest};t=${seconds}`,
   ];
+  if (retryAfter) h.unshift('Retry-After', String(retryAfterSeconds(d, now)));
+  return h;
 }
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */

@@ -66,7 +66,29 @@ function changelog(query: string, site: Site): Routed {
   return { endpoint: 'data', key: changelogKey(grainId, limit) };
 }
 
+/**
+ * The paths of a build that need no parsing (a grain by its canonical id, the list, the changelog
+ * without a query), routed once per build: most requests are then one lookup.
+ */
+const exactPaths = new WeakMap<Site, Map<string, Routed>>();
+function exactRoutes(site: Site): Map<string, Routed> {
+  let table = exactPaths.get(site);
+  if (!table) {
+    table = new Map<string, Routed>();
+    const data = (key: string): Routed => Object.freeze({ endpoint: 'data' as const, key });
+    for (const id of site.grainIds.values()) table.set(`/api/grains/${id}`, data(`/api/grains/${id}`));
+    table.set('/api/grains', data('/api/grains'));
+    table.set('/api/changelog', Object.freeze(changelog('', site)));
+    exactPaths.set(site, table);
+  }
+  return table;
+}
+
 export function route(method: string, url: string, site: Site): Routed {
+  if (method === 'GET' || method === 'HEAD') {
+    const exact = exactRoutes(site).get(url);
+    if (exact) return exact;
+  }
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);

@@ -125,13 +125,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     let headers = r.headers;
     // An unread or half-read body, or a server going down: close rather than keep alive.
     if (closing || (!req.complete && (request.bodyRead || req.method === 'POST'))) headers = headers.concat('Connection', 'close');
-    if (r.proxy !== undefined && proxy) {
-      proxy.forward(req, res, r.proxy, headers, (status) => finish(req, status, r.account ?? null, started));
+    if (r.proxy !== null && proxy) {
+      proxy.forward(req, res, r.proxy, headers, (status) => finish(req, status, r.account, started));
       return;
     }
     res.writeHead(r.status, headers);
     res.end(r.body ?? undefined);
-    finish(req, r.status, r.account ?? null, started);
+    finish(req, r.status, r.account, started);
   };
   const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
     log({ event: 'error', method: request.method, path: safePath(request.url), error: err instanceof Error ? err.stack ?? err.message : String(err) });

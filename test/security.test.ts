@@ -4,7 +4,9 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { clientAddress } from '../gateway/client-address.ts';
 import { MESSAGES } from '../gateway/errors.ts';
-import { generateKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
+import { generateKey, hashKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
+import { createKeyCache } from '../gateway/store/key-cache.ts';
+import { createKeyFilter } from '../gateway/store/key-filter.ts';
 import { safePath } from '../gateway/log.ts';
 import { register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
 
@@ -77,6 +79,78 @@ describe('security', () => {
       const res = await send('/api/grains', { headers: { 'x-api-key': [key, other] } });
       assert.equal(res.status, 401);
       assert.deepEqual(res.json().error, MESSAGES.invalidKey);
+    });
+
+    describe('the filter of issued key hashes', () => {
+      const hashes = Array.from({ length: 5_000 }, () => hashKey(generateKey()));
+      const cases: [string, Buffer[]][] = [
+        ['none', []],
+        ['one', hashes.slice(0, 1)],
+        ['a prefix of 0 (stored as 1)', [Buffer.alloc(32)]],
+        ['5,000, growing from 1,024 slots', hashes],
+      ];
+      for (const [name, held] of cases) {
+        it(`holds every hash added: ${name}`, () => {
+          const filter = createKeyFilter(held);
+          for (const h of held) assert.ok(filter.mightHold(h));
+          assert.equal(filter.size, new Set(held.map((h) => h.readUInt32BE(0) || 1)).size);
+        });
+      }
+      it('refuses hashes it was not given (false positives about n in 2^32)', () => {
+        const filter = createKeyFilter(hashes);
+        let positives = 0;
+        for (let i = 0; i < 20_000; i++) if (filter.mightHold(hashKey(generateKey()))) positives++;
+        assert.ok(positives <= 2, `${positives} false positives`);
+        const added = hashKey(generateKey());
+        assert.equal(filter.mightHold(added), false);
+        filter.add(added);
+        assert.equal(filter.mightHold(added), true);
+      });
+    });
+
+    describe('the cache of verified keys', () => {
+      const account = (id: string) => ({ id, email: `${id}@example.com` });
+      it('answers what was set, and forgets an account dropped (its key replaced) in either generation', () => {
+        const cache = createKeyCache<{ id: string; email: string }>(4);
+        cache.set('k1', account('1'));
+        cache.set('k2', account('2'));
+        cache.set('k3', account('3')); // k1, k2 become the older generation
+        assert.deepEqual(cache.get('k2'), account('2'));
+        cache.dropAccount('1');
+        cache.dropAccount('3');
+        assert.equal(cache.get('k1'), undefined);
+        assert.equal(cache.get('k3'), undefined);
+        assert.deepEqual(cache.get('k2'), account('2'));
+      });
+      it('holds at most max keys, keeping the ones used lately', () => {
+        const cache = createKeyCache<{ id: string; email: string }>(100);
+        for (let i = 0; i < 1_000; i++) {
+          cache.set(`k${i}`, account(String(i)));
+          assert.ok(cache.get('k0'), 'a key in use stays'); // used after every set
+          assert.ok(cache.size <= 100);
+        }
+        assert.equal(cache.get('k1'), undefined, 'a key not used since is gone');
+        assert.ok(cache.get('k999'));
+        cache.clear();
+        assert.equal(cache.size, 0);
+        assert.equal(cache.get('k0'), undefined);
+      });
+    });
+
+    it('refuses a well-formed key never issued, and a replaced one, with the same 401', async () => {
+      const unknown = generateKey();
+      assert.ok(isWellFormedKey(unknown));
+      const email = 'security-replace@example.com';
+      const first = await register(t.url, email);
+      const second = await register(t.url, email);
+      issued.push(first, second);
+      assert.equal((await send('/api/grains', { headers: { 'x-api-key': second } })).status, 200);
+      for (const k of [unknown, first]) {
+        const res = await send('/api/grains', { headers: { 'x-api-key': k } });
+        assert.equal(res.status, 401);
+        assert.deepEqual(res.json(), { error: MESSAGES.invalidKey, status: 401, schema_version: '1.0' });
+        assert.equal(res.headers['x-ratelimit-used'], undefined);
+      }
     });
 
     it('masks key-shaped text in a logged path', () => {

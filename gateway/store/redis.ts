@@ -218,6 +218,10 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
 
   return {
     kind: 'redis',
+    cachedAccount(key) {
+      const cached = verified.get(key);
+      return cached && clock() - cached.at < ttl ? cached.account : undefined;
+    },
     async findByKey(key) {
       const now = clock();
       const cached = verified.get(key);

@@ -2,12 +2,13 @@
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
 // snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
 import Database from 'better-sqlite3';
-import { LRUCache } from 'lru-cache';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashKey } from '../keys.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import type { Account, AccountRow, Store } from './types.ts';
+import { createKeyCache } from './key-cache.ts';
+import { createKeyFilter } from './key-filter.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
 export const DB_FILE = 'gateway.sqlite';
@@ -106,11 +107,10 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   // cost ~20 µs a request in the server). Our own replacements drop the old key at once; a write
   // by another process (npm run accounts -- revoke) changes PRAGMA data_version, which is polled,
   // and empties the cache. Keys live here in memory only, as they do while a request is handled.
-  const keyOfAccount = new Map<string, string>();
-  const verified = new LRUCache<string, Account>({
-    max: opts.maxCachedKeys ?? 100_000,
-    dispose: (account, key) => keyOfAccount.get(account.id) === key && keyOfAccount.delete(account.id),
-  });
+  const verified = createKeyCache<Account>(opts.maxCachedKeys ?? 100_000);
+  // Which key hashes exist, so an unknown key costs a hash and no query (key-filter.ts).
+  const allHashes = db.prepare<[], Buffer>('SELECT key_hash FROM accounts WHERE key_hash IS NOT NULL').pluck();
+  let issued = createKeyFilter(allHashes.iterate());
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
   const watchWrites = setInterval(() => {
@@ -118,7 +118,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     if (v !== seenVersion) {
       seenVersion = v;
       verified.clear();
-      keyOfAccount.clear();
+      issued = createKeyFilter(allHashes.iterate());
     }
   }, opts.externalWritePollMs ?? 250);
   watchWrites.unref();
@@ -127,22 +127,23 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   let closed = false;
   return {
     kind: 'sqlite',
+    cachedAccount: (key) => verified.get(key),
     findByKey(key): Account | null {
       const hit = verified.get(key);
       if (hit) return hit;
-      const row = find.get(hashKey(key));
+      const keyHash = hashKey(key);
+      if (!issued.mightHold(keyHash)) return null;
+      const row = find.get(keyHash);
       if (!row) return null;
       const account = { id: String(row.id), email: row.email };
       verified.set(key, account);
-      keyOfAccount.set(account.id, key);
       return account;
     },
     register(email, keyHash, now): Account {
       const row = upsert.get(email, keyHash, now, now)!;
+      issued.add(keyHash);
       const id = String(row.id);
-      const old = keyOfAccount.get(id);
-      if (old !== undefined) verified.delete(old);
-      keyOfAccount.delete(id);
+      verified.dropAccount(id);
       return { id, email };
     },
     requests,

@@ -22,6 +22,11 @@ export interface Store {
    */
   findByKey(key: string): Account | null | Promise<Account | null>;
   /**
+   * The account of a key this process verified recently and may still trust, from memory only
+   * (no hashing, no I/O): lets the gateway skip the checksum for keys it already knows.
+   */
+  cachedAccount(key: string): Account | undefined;
+  /**
    * Creates the account, or replaces its key: the old key stops working in the same atomic step.
    * Resolves only once the new key is durable (decisions.md §5).
    */

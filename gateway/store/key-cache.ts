@@ -1,0 +1,62 @@
+// Keys verified against the store, held in process memory by the key itself, so a known key costs
+// one Map lookup: no hash, no query. Two generations of at most max/2 keys each: a hit in the
+// older one moves the key to the newer one, and when the newer one is full the older one is
+// dropped whole. That keeps every key used within the last max/2 verifications, like an LRU of
+// max/2..max keys, with no bookkeeping on a hit in the newer generation (lru-cache reorders its
+// list on every hit: measured ~0.4 µs of a request's ~20 µs).
+
+export interface KeyCache<V extends { id: string }> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  /** Forgets the key held for this account (its key was replaced or revoked). */
+  dropAccount(id: string): void;
+  clear(): void;
+  readonly size: number;
+}
+
+export function createKeyCache<V extends { id: string }>(max: number): KeyCache<V> {
+  const half = Math.max(1, Math.floor(max / 2));
+  let young = new Map<string, V>();
+  let old = new Map<string, V>();
+  /** Account id → its key in either generation, so a replacement can drop the old key at once. */
+  const keyOf = new Map<string, string>();
+
+  const set = (key: string, value: V) => {
+    if (young.size >= half) {
+      for (const [k, v] of old) if (keyOf.get(v.id) === k) keyOf.delete(v.id);
+      old = young;
+      young = new Map();
+    }
+    young.set(key, value);
+    keyOf.set(value.id, key);
+  };
+
+  return {
+    get(key) {
+      const hit = young.get(key);
+      if (hit !== undefined) return hit;
+      const aging = old.get(key);
+      if (aging !== undefined) {
+        old.delete(key);
+        set(key, aging);
+      }
+      return aging;
+    },
+    set,
+    dropAccount(id) {
+      const key = keyOf.get(id);
+      if (key === undefined) return;
+      young.delete(key);
+      old.delete(key);
+      keyOf.delete(id);
+    },
+    clear() {
+      young = new Map();
+      old = new Map();
+      keyOf.clear();
+    },
+    get size() {
+      return young.size + old.size;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// The first 32 bits of every stored key hash, in an open-addressing table, so a well-formed key
+// that was never issued is refused after hashing it, without a query (measured in a loop: the
+// query for a missing hash ~3.7 µs, this probe well under 0.1 µs). A match is only a hint: the
+// store still asks the file, so a false positive (about n in 2^32) or a hash left behind by a
+// replaced key costs one query, never a wrong answer.
+
+const EMPTY = 0;
+
+export interface KeyFilter {
+  add(keyHash: Buffer): void;
+  mightHold(keyHash: Buffer): boolean;
+  readonly size: number;
+}
+
+/** 0 marks an empty slot, so a prefix of 0 is stored as 1 (one more false positive, no miss). */
+const prefixOf = (keyHash: Buffer) => keyHash.readUInt32BE(0) || 1;
+
+export function createKeyFilter(hashes: Iterable<Buffer> = []): KeyFilter {
+  let slots = new Uint32Array(1024);
+  let mask = slots.length - 1;
+  let size = 0;
+
+  const insert = (prefix: number) => {
+    // the prefix is already uniformly spread: it is part of a SHA-256
+    for (let i = prefix & mask; ; i = (i + 1) & mask) {
+      if (slots[i] === prefix) return;
+      if (slots[i] === EMPTY) {
+        slots[i] = prefix;
+        size++;
+        return;
+      }
+    }
+  };
+  const grow = () => {
+    const old = slots;
+    slots = new Uint32Array(old.length * 2);
+    mask = slots.length - 1;
+    size = 0;
+    for (const p of old) if (p !== EMPTY) insert(p);
+  };
+  const add = (keyHash: Buffer) => {
+    if ((size + 1) * 2 > slots.length) grow(); // at most half full: probes stay short
+    insert(prefixOf(keyHash));
+  };
+  for (const h of hashes) add(h);
+
+  return {
+    add,
+    mightHold(keyHash) {
+      const prefix = prefixOf(keyHash);
+      for (let i = prefix & mask; ; i = (i + 1) & mask) {
+        if (slots[i] === prefix) return true;
+        if (slots[i] === EMPTY) return false;
+      }
+    },
+    get size() {
+      return size;
+    },
+  };
+}
