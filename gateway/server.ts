@@ -93,7 +93,9 @@ class NodeRequest implements GatewayRequest {
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const { config } = opts;
   const clock = opts.clock ?? Date.now;
-  const logger = createLogger(opts.logWrite ?? ((s) => process.stdout.write(s)));
+  const logger = createLogger(
+    opts.logWrite ?? { write: (s) => process.stdout.write(s), onDrain: (resume) => process.stdout.once('drain', resume) },
+  );
   const log = logger.log;
   const limits = { rateLimitPerHour: config.rateLimitPerHour, registerLimitPerHour: config.registerLimitPerHour, clock };
   const store =

@@ -9,6 +9,7 @@ import { buildSite } from '../build/build-site.ts';
 import { publishSite } from '../build/publish.ts';
 import Database from 'better-sqlite3';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { createLogger } from '../gateway/log.ts';
 import { WINDOW_MS, type Decision } from '../gateway/rate-limit.ts';
 import { DB_FILE, openSqliteStore } from '../gateway/store/sqlite.ts';
 import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
@@ -148,6 +149,37 @@ describe('saving the hourly windows while serving', () => {
     }
     assert.deepEqual(saved(), [['registrations', []], ['requests', []]]);
     reader.close();
+  });
+});
+
+describe('the request log with a slow reader', () => {
+  it('holds at most 1 MiB while the output is backed up, then says how many lines it dropped', () => {
+    const chunks: string[] = [];
+    let backedUp = true;
+    let resume: (() => void) | null = null;
+    const logger = createLogger({
+      write: (chunk) => {
+        chunks.push(chunk);
+        return !backedUp;
+      },
+      onDrain: (r) => (resume = r),
+    });
+    const line = (i: number) => logger.request('GET', `/api/grains/CWRS?n=${i}`, 200, 0.1, '1');
+    for (let i = 0; i < 1_000; i++) line(i); // the first 64 KiB go out; the output answers "backed up"
+    assert.equal(chunks.length, 1);
+    for (let i = 1_000; i < 100_000; i++) line(i); // ~11 MB of lines while nothing can be written
+    assert.equal(chunks.length, 1, 'nothing written while backed up');
+    backedUp = false;
+    resume!();
+    logger.flush();
+    const written = chunks.slice(1).join('');
+    assert.ok(written.length <= (1 << 20) + 65_536 + 200, `${written.length} bytes held`);
+    const dropped = written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event?: string; lines?: number });
+    const note = dropped.find((l) => l.event === 'log_dropped');
+    const requests = dropped.filter((l) => l.event === undefined).length;
+    assert.ok(note && note.lines! > 80_000, JSON.stringify(note));
+    const first = chunks[0]!.split('\n').filter(Boolean).length;
+    assert.equal(first + requests + note!.lines!, 100_000, 'every line written or counted as dropped');
   });
 });
 
