@@ -100,7 +100,17 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       if (limiter.takeChanged() || force) writeSnapshot.run(kind, now, encodeWindows(limiter.live(now)));
     }
   });
-  const checkpoint = setInterval(() => save(false), opts.checkpointMs ?? 2_000);
+  let lastSaveFailed = false;
+  const checkpoint = setInterval(() => {
+    try {
+      save(lastSaveFailed); // after a failure, everything again: its changes were taken
+      lastSaveFailed = false;
+    } catch (err) {
+      // e.g. the file locked past busy_timeout by the accounts CLI: logged, retried next round
+      lastSaveFailed = true;
+      opts.log?.({ event: 'windows_save_failed', error: (err as Error).message });
+    }
+  }, opts.checkpointMs ?? 2_000);
   checkpoint.unref();
 
   // Verified keys, so the hot path neither hashes nor queries the file (measured: hashing alone
