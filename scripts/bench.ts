@@ -459,8 +459,8 @@ async function main() {
     '',
     `Authorised GET at half the gateway's maximum rate (${halfRate.toFixed(0)} req/s, on a fixed schedule by scripts/paced-load.ts, latency from each ` +
       `request's scheduled time): p99 ${p99Half.toFixed(2)} ms; the same client against the bare server at the same rate: p99 ${p99HalfBare.toFixed(2)} ms.`,
-    'CPU µs/req is the server process\'s user + system time over the measured run divided by its requests: on a shared machine it varies ' +
-      'far less between runs than req/s does, so its ratio is the steadier comparison of the two.',
+    'CPU µs/req is the server process\'s user + system time over the measured run divided by its requests: a second view of the ' +
+      'same comparison (on a shared machine both move between runs; compare within a run).',
     `Peak RSS of a gateway across the scenarios: ${peak.toFixed(0)} MiB.`,
     '',
     '| registered accounts | GET req/s | p99 ms | startup ms | RSS idle MiB | peak RSS MiB |',
