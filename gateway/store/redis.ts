@@ -142,6 +142,20 @@ export async function openRedisClient(url: string, timeoutMs = 5_000): Promise<S
 export function openRedisStore(opts: RedisStoreOptions): Store {
   const { prefix, clock } = opts;
   const client = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
+  // The counts of all requests handled in one turn of the event loop leave in one write: the
+  // socket is corked at the first and uncorked after the turn (measured: the write syscall to
+  // Redis was a quarter of the CPU of a request in Redis mode).
+  let corked = false;
+  const coalesceWrites = () => {
+    const socket = (client as unknown as { stream?: import('node:net').Socket }).stream;
+    if (corked || !socket || socket.destroyed) return;
+    corked = true;
+    socket.cork();
+    setImmediate(() => {
+      corked = false;
+      socket.uncork();
+    });
+  };
   const subscriber = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
   const ttl = opts.verifiedTtlMs ?? 1_000;
   const grace = opts.outageGraceMs ?? 10 * 60_000;
@@ -188,6 +202,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       const key = `${prefix}window:${kind}:${subject}`;
       if (up) {
         try {
+          coalesceWrites();
           const [allowed, used, resetAt] = await client.window(key, now, limit, WINDOW_MS, count ? '1' : '0');
           if (used > 0) lastKnown.set(key, { start: resetAt - WINDOW_MS, count: used });
           return { allowed: allowed === 1, limit, used, resetAt };
