@@ -118,22 +118,22 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let closing = false;
   let drained: (() => void) | null = null;
 
-  const finish = (req: IncomingMessage, status: number, account: string | null, started: number) => {
-    logger.request(req.method ?? 'GET', safePath(req.url ?? '/'), status, Math.round((performance.now() - started) * 100) / 100, account);
+  const finish = (request: NodeRequest, status: number, account: string | null, started: number) => {
+    logger.request(request.method, safePath(request.url), status, Math.round((performance.now() - started) * 100) / 100, account);
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
     const req = request.raw;
     let headers = r.headers;
     // An unread or half-read body, or a server going down: close rather than keep alive.
-    if (closing || (!req.complete && (request.bodyRead || req.method === 'POST'))) headers = headers.concat('Connection', 'close');
+    if (closing || (!req.complete && (request.bodyRead || request.method === 'POST'))) headers = headers.concat('Connection', 'close');
     if (r.proxy !== null && proxy) {
-      proxy.forward(req, res, r.proxy, headers, (status) => finish(req, status, r.account, started));
+      proxy.forward(req, res, r.proxy, headers, (status) => finish(request, status, r.account, started));
       return;
     }
     res.writeHead(r.status, headers);
     res.end(r.body ?? undefined);
-    finish(req, r.status, r.account, started);
+    finish(request, r.status, r.account, started);
   };
   const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
     log({ event: 'error', method: request.method, path: safePath(request.url), error: err instanceof Error ? err.stack ?? err.message : String(err) });

@@ -62,7 +62,6 @@ describe('data endpoints', () => {
     ['/api/grains/CWRS/extra', MESSAGES.unknownGrain],
     ['/api/changelog?grain_id=NOPE', MESSAGES.unknownGrain],
     ['/api/nothing', MESSAGES.notFound],
-    ['/api/grains/', MESSAGES.unknownGrain],
     ['/assets/missing.css', MESSAGES.notFound],
     ['/api', MESSAGES.notFound],
     ['/api/grains.json', MESSAGES.notFound],
