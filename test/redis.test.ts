@@ -42,6 +42,13 @@ describe('redis store', { skip }, () => {
       assert.equal(ok.status, 200);
       assert.equal(ok.json().grain_id, 'SOYBEANS');
       assert.equal(ok.headers['x-ratelimit-used'], '1');
+      // the window outlives its hour on Redis's clock, whatever the gateway's clock says (this
+      // one is injected, hours or more from Redis's)
+      const r = new Redis(SHARED_REDIS);
+      const windows = await r.keys(`${prefix}a:window:req:*`);
+      const ttl = windows.length === 1 ? await r.pttl(windows[0]!) : -3;
+      r.disconnect();
+      assert.ok(ttl > WINDOW_MS && ttl <= WINDOW_MS + 60_000, `window TTL ${ttl} ms`);
       assert.equal((await get(t.url, '/api/grains', 'ggt_' + 'A'.repeat(38))).status, 401);
       const results = await Promise.all(Array.from({ length: 150 }, () => get(t.url, '/api/changelog', key)));
       assert.equal(results.filter((r) => r.status === 200).length, 99);

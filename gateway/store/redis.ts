@@ -26,7 +26,10 @@ export interface RedisStoreOptions {
 }
 
 // KEYS: window. ARGV: now, limit, window ms, count (1) or peek (0).
-// Returns {allowed, used, resetAt}.
+// Returns {allowed, used, resetAt}. `now` is the gateway's clock; the window's expiry is relative
+// (PEXPIRE: its length and a minute, on Redis's own clock), so it does not depend on the gateway
+// and Redis hosts agreeing on the time (an absolute PEXPIREAT from a clock behind Redis's deleted
+// the window as it was written, and every request opened a new one).
 const WINDOW_SCRIPT = `
 local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
 local s = redis.call('HMGET', KEYS[1], 'start', 'count')
@@ -37,7 +40,7 @@ if ARGV[4] == '0' then return {1, used, start and (start + win) or (now + win)} 
 if not start then
   start = now
   redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
-  redis.call('PEXPIREAT', KEYS[1], now + win + 60000)
+  redis.call('PEXPIRE', KEYS[1], win + 60000)
   used = 1
 else
   used = redis.call('HINCRBY', KEYS[1], 'count', 1)
