@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import { buildSite } from '../build/build-site.ts';
 import { publishSite, readPointer } from '../build/publish.ts';
 import type { Manifest } from '../build/emit.ts';
-import { generateKey, hashKey } from '../gateway/keys.ts';
+import { digestBytes, generateKey, hashKey } from '../gateway/keys.ts';
 import { openDatabase } from '../gateway/store/sqlite.ts';
 
 const { values: opt } = parseArgs({
@@ -284,7 +284,7 @@ function seedAccounts(stateDir: string, count: number): string {
     for (let i = 0; i < count; i++) {
       const key = generateKey();
       keys.push(key);
-      insert.run(`bench-${i}@example.com`, hashKey(key), now, now);
+      insert.run(`bench-${i}@example.com`, digestBytes(hashKey(key)), now, now);
     }
   })();
   db.close();

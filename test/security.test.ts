@@ -1,12 +1,14 @@
 // security: keys stay secret, hostile URLs and oversized input get clear errors, nothing reaches 500.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { crc32 } from 'node:zlib';
 import { clientAddress } from '../gateway/client-address.ts';
 import { MESSAGES } from '../gateway/errors.ts';
-import { generateKey, hashKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
+import { bodyCrc32, digestBytes, digestHex, generateKey, hashKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
 import { createKeyCache } from '../gateway/store/key-cache.ts';
-import { createKeyFilter } from '../gateway/store/key-filter.ts';
+import { createKeyFilter, prefixOf } from '../gateway/store/key-filter.ts';
 import { safePath } from '../gateway/log.ts';
 import { register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
 
@@ -56,6 +58,67 @@ describe('security', () => {
       assert.equal(isWellFormedKey(k.toUpperCase()), false);
     });
 
+    // The checksum and the digest are computed by hand-written code on the hot path (keys.ts); they
+    // must stay exactly what zlib and OpenSSL compute, or keys issued earlier would stop working.
+    const checksumOf = (body: string) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32BE(crc32(body) >>> 0);
+      return b.toString('base64url');
+    };
+    const bodies: [string, string][] = [
+      ['all A', 'A'.repeat(32)],
+      ['all _', '_'.repeat(32)],
+      ['all -', '-'.repeat(32)],
+      ['the whole alphabet', 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef'],
+      ['digits and the rest', 'ghijklmnopqrstuvwxyz0123456789-_'],
+      ...Array.from({ length: 200 }, (_, i): [string, string] => [`random ${i}`, randomBytes(24).toString('base64url')]),
+    ];
+    it('checksum: CRC-32 as node:zlib computes it, in base64url of its 4 big-endian bytes', () => {
+      for (const [name, body] of bodies) {
+        assert.equal(bodyCrc32(body, 0, 32), crc32(body) >>> 0, name);
+        assert.ok(isWellFormedKey(`ggt_${body}${checksumOf(body)}`), name);
+      }
+      for (let i = 0; i < 200; i++) {
+        const k = generateKey();
+        assert.equal(k.slice(36), checksumOf(k.slice(4, 36)), k.slice(0, 8));
+      }
+    });
+    const notBase64url: [string, string][] = [
+      ['a space', ' '],
+      ['a plus', '+'],
+      ['a slash', '/'],
+      ['an equals sign', '='],
+      ['a dot', '.'],
+      ['NUL', '\0'],
+      ['DEL', '\x7f'],
+      ['é (one byte in latin1)', '\u00e9'],
+      ['a CJK character', '\u4e2d'],
+      ['half a surrogate pair', '\ud83d'],
+    ];
+    for (const [name, c] of notBase64url) {
+      it(`refuses a key with ${name} in it, even with a checksum computed over it`, () => {
+        const body = `${c}${'A'.repeat(31)}`;
+        assert.equal(bodyCrc32(body, 0, 32), -1);
+        const forged = `ggt_${body}${checksumOf(body)}`;
+        assert.equal(isWellFormedKey(forged), false);
+        assert.equal(isWellFormedKey(`ggt_${'A'.repeat(31)}${c}${checksumOf('A'.repeat(32))}`), false);
+      });
+    }
+    it('refuses a wrong prefix and wrong lengths', () => {
+      const k = generateKey();
+      for (const bad of ['', 'ggt_', k.slice(0, -1), `${k}A`, `GGT_${k.slice(4)}`, `ggx_${k.slice(4)}`, `xggt_${k.slice(5)}`]) {
+        assert.equal(isWellFormedKey(bad), false, JSON.stringify(bad));
+      }
+    });
+    it('digest: SHA-256 as node:crypto computes it, as bytes and hex', () => {
+      for (const k of [...bodies.map(([, b]) => `ggt_${b}${checksumOf(b)}`), '', 'x', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(200), 'é中🌾']) {
+        const expected = createHash('sha256').update(k).digest();
+        assert.equal(hashKey(k).length, 32);
+        assert.deepEqual(digestBytes(hashKey(k)), expected, k);
+        assert.equal(digestHex(hashKey(k)), expected.toString('hex'), k);
+      }
+    });
+
     const inUrl = ['api_key', 'apikey', 'key', 'X-API-Key', 'token', 'access_token'];
     for (const name of inUrl) {
       it(`refuses a key in the query string as ${name}, without echoing it`, async () => {
@@ -83,17 +146,19 @@ describe('security', () => {
 
     describe('the filter of issued key hashes', () => {
       const hashes = Array.from({ length: 5_000 }, () => hashKey(generateKey()));
-      const cases: [string, Buffer[]][] = [
+      const cases: [string, string[]][] = [
         ['none', []],
         ['one', hashes.slice(0, 1)],
-        ['a prefix of 0 (stored as 1)', [Buffer.alloc(32)]],
+        ['a prefix of 0 (stored as 1)', ['\0'.repeat(32)]],
+        ['a prefix with the top bit set', ['\xff\xfe\x80\x01' + '\0'.repeat(28)]],
         ['5,000, growing from 1,024 slots', hashes],
       ];
       for (const [name, held] of cases) {
         it(`holds every hash added: ${name}`, () => {
           const filter = createKeyFilter(held);
           for (const h of held) assert.ok(filter.mightHold(h));
-          assert.equal(filter.size, new Set(held.map((h) => h.readUInt32BE(0) || 1)).size);
+          assert.equal(filter.size, new Set(held.map((h) => digestBytes(h).readUInt32BE(0) || 1)).size);
+          for (const h of held) assert.equal(prefixOf(h), digestBytes(h).readUInt32BE(0) || 1);
         });
       }
       it('refuses hashes it was not given (false positives about n in 2^32)', () => {

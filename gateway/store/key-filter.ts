@@ -7,15 +7,20 @@
 const EMPTY = 0;
 
 export interface KeyFilter {
-  add(keyHash: Buffer): void;
-  mightHold(keyHash: Buffer): boolean;
+  /** A key digest as hashKey gives it (32 bytes as a binary string). */
+  add(digest: string): void;
+  mightHold(digest: string): boolean;
   readonly size: number;
 }
 
-/** 0 marks an empty slot, so a prefix of 0 is stored as 1 (one more false positive, no miss). */
-const prefixOf = (keyHash: Buffer) => keyHash.readUInt32BE(0) || 1;
+/**
+ * The first 4 bytes of a digest as an unsigned number, read from its characters (no Buffer). 0
+ * marks an empty slot, so a prefix of 0 is stored as 1 (one more false positive, no miss).
+ */
+export const prefixOf = (digest: string) =>
+  ((digest.charCodeAt(0) << 24) | (digest.charCodeAt(1) << 16) | (digest.charCodeAt(2) << 8) | digest.charCodeAt(3)) >>> 0 || 1;
 
-export function createKeyFilter(hashes: Iterable<Buffer> = []): KeyFilter {
+export function createKeyFilter(digests: Iterable<string> = []): KeyFilter {
   let slots = new Uint32Array(1024);
   let mask = slots.length - 1;
   let size = 0;
@@ -38,16 +43,16 @@ export function createKeyFilter(hashes: Iterable<Buffer> = []): KeyFilter {
     size = 0;
     for (const p of old) if (p !== EMPTY) insert(p);
   };
-  const add = (keyHash: Buffer) => {
+  const add = (digest: string) => {
     if ((size + 1) * 2 > slots.length) grow(); // at most half full: probes stay short
-    insert(prefixOf(keyHash));
+    insert(prefixOf(digest));
   };
-  for (const h of hashes) add(h);
+  for (const d of digests) add(d);
 
   return {
     add,
-    mightHold(keyHash) {
-      const prefix = prefixOf(keyHash);
+    mightHold(digest) {
+      const prefix = prefixOf(digest);
       for (let i = prefix & mask; ; i = (i + 1) & mask) {
         if (slots[i] === prefix) return true;
         if (slots[i] === EMPTY) return false;

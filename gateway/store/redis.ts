@@ -7,7 +7,7 @@
 // OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { hashKey } from '../keys.ts';
+import { digestHex, hashKey } from '../keys.ts';
 import { createMemoryLimiter, WINDOW_MS, type Decision, type Limiter } from '../rate-limit.ts';
 import { StoreUnavailableError, type Account, type AccountRow, type Store } from './types.ts';
 
@@ -244,7 +244,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       const now = clock();
       const cached = verified.get(key);
       if (cached && now - cached.at < ttl) return cached.account;
-      const hex = cached?.hashHex ?? hashKey(key).toString('hex');
+      const hex = cached?.hashHex ?? digestHex(hashKey(key));
       let value: string | null;
       try {
         if (!up) throw new Error('redis is not connected');
@@ -263,9 +263,9 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       keyOfHash.set(hex, key);
       return account;
     },
-    register: guarded(async (email: string, keyHash: Buffer, now: number) => {
+    register: guarded(async (email: string, digest: string, now: number) => {
       if (!up) throw new Error('redis is not connected');
-      const id = await client.registerAccount(`${prefix}email:${email}`, `${prefix}seq`, `${prefix}accounts`, email, keyHash.toString('hex'), now, prefix);
+      const id = await client.registerAccount(`${prefix}email:${email}`, `${prefix}seq`, `${prefix}accounts`, email, digestHex(digest), now, prefix);
       return { id: String(id), email };
     }),
     requests: limiter('req', opts.rateLimitPerHour, true),

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashKey } from '../keys.ts';
+import { digestBytes, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import type { Account, AccountRow, Store } from './types.ts';
 import { createKeyCache } from './key-cache.ts';
@@ -120,7 +120,10 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const verified = createKeyCache<Account>(opts.maxCachedKeys ?? 100_000);
   // Which key hashes exist, so an unknown key costs a hash and no query (key-filter.ts).
   const allHashes = db.prepare<[], Buffer>('SELECT key_hash FROM accounts WHERE key_hash IS NOT NULL').pluck();
-  let issued = createKeyFilter(allHashes.iterate());
+  const issuedDigests = function* () {
+    for (const h of allHashes.iterate()) yield h.toString('latin1');
+  };
+  let issued = createKeyFilter(issuedDigests());
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
   const watchWrites = setInterval(() => {
@@ -128,7 +131,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     if (v !== seenVersion) {
       seenVersion = v;
       verified.clear();
-      issued = createKeyFilter(allHashes.iterate());
+      issued = createKeyFilter(issuedDigests());
     }
   }, opts.externalWritePollMs ?? 250);
   watchWrites.unref();
@@ -138,20 +141,19 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   return {
     kind: 'sqlite',
     cachedAccount: (key) => verified.get(key),
+    /** Called after cachedAccount missed (app.ts), so it does not look in the cache again. */
     findByKey(key): Account | null {
-      const hit = verified.get(key);
-      if (hit) return hit;
-      const keyHash = hashKey(key);
-      if (!issued.mightHold(keyHash)) return null;
-      const row = find.get(keyHash);
+      const digest = hashKey(key);
+      if (!issued.mightHold(digest)) return null;
+      const row = find.get(digestBytes(digest));
       if (!row) return null;
       const account = { id: String(row.id), email: row.email };
       verified.set(key, account);
       return account;
     },
-    register(email, keyHash, now): Account {
-      const row = upsert.get(email, keyHash, now, now)!;
-      issued.add(keyHash);
+    register(email, digest, now): Account {
+      const row = upsert.get(email, digestBytes(digest), now, now)!;
+      issued.add(digest);
       const id = String(row.id);
       verified.dropAccount(id);
       return { id, email };

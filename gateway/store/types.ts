@@ -16,7 +16,8 @@ export interface AccountRow extends Account {
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
   /**
-   * The live account of a well-formed key, or null (unknown, replaced or revoked). Stores keep
+   * The live account of a well-formed key, or null (unknown, replaced or revoked). The gateway
+   * asks cachedAccount first and this only when that missed. Stores keep
    * recently verified keys in process memory so the hot path neither hashes nor queries; what
    * they persist is only the SHA-256 (hashKey).
    */
@@ -28,9 +29,9 @@ export interface Store {
   cachedAccount(key: string): Account | undefined;
   /**
    * Creates the account, or replaces its key: the old key stops working in the same atomic step.
-   * Resolves only once the new key is durable (decisions.md §5).
+   * `digest` is hashKey(key). Resolves only once the new key is durable (decisions.md §5).
    */
-  register(email: string, keyHash: Buffer, now: number): Account | Promise<Account>;
+  register(email: string, digest: string, now: number): Account | Promise<Account>;
   /** Per-account hourly request windows. */
   readonly requests: Limiter;
   /** Per-client-address hourly registration windows. */
