@@ -10,37 +10,99 @@ export const safePath = (url: string) => {
   return path.includes('ggt_') ? path.replace(KEY_SHAPED, 'ggt_[redacted]') : path;
 };
 
+/**
+ * The `"method":…,"path":…` part of a request line as UTF-8 bytes, kept for the paths seen lately:
+ * clients sync a handful of paths, and building the part costs two JSON.stringify calls and
+ * safePath. Keyed by the path without its query, so no query string is ever held; a path with
+ * key-shaped text in it is never kept. Bounded: a flood of distinct paths empties it rather than
+ * growing it.
+ */
+const MAX_KEPT_PATHS = 1024;
+const methodPaths = new Map<string, Map<string, Buffer>>();
+function methodAndPath(method: string, url: string): Buffer {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  let byPath = methodPaths.get(method);
+  const kept = byPath?.get(path);
+  if (kept !== undefined) return kept;
+  const part = Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`);
+  if (path.includes('ggt_')) return part;
+  if (!byPath) {
+    if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
+    methodPaths.set(method, (byPath = new Map()));
+  }
+  if (byPath.size >= MAX_KEPT_PATHS) byPath.clear();
+  byPath.set(path, part);
+  return part;
+}
+
+const ascii = (s: string) => Buffer.from(s, 'latin1');
+const LINE_START = ascii('{"time":"');
+const TIME_END = ascii('",');
+const STATUS = ascii(',"status":');
+const MS = ascii(',"ms":');
+const ACCOUNT = ascii(',"account":');
+const NULL_END = ascii('null}\n');
+const QUOTE = 0x22;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const END = ascii('"}\n');
+/** Account ids are the stores' decimal numbers: written as they are; anything else goes through JSON. */
+const DECIMAL = /^\d{1,20}$/;
+
 export interface LogOutput {
-  /** Takes a chunk of lines; false means the output is backed up (a stream over its buffer). */
-  write(chunk: string): boolean | void;
+  /**
+   * Takes a chunk of whole lines (UTF-8) and may keep it: the logger never writes into a chunk it
+   * handed over. false means the output is backed up (a stream over its buffer).
+   */
+  write(chunk: Buffer): boolean | void;
   /** Calls back once a backed-up output has room again. */
   onDrain?(resume: () => void): void;
 }
 
 /** Lines held while the output is backed up; beyond this they are counted and dropped. */
 const MAX_HELD_BYTES = 1 << 20;
+/** Lines are encoded into a buffer of this size and written when it is full or flushMs passed. */
+const CHUNK_BYTES = 64 * 1024;
 
 /**
- * `out` receives chunks of lines. When it says it is backed up (a log reader slower than the
- * requests), lines wait, up to 1 MiB, and the rest are dropped and counted in a `log_dropped`
- * line once it drains: memory stays bounded whatever reads the log (measured: with a starved
- * reader on the pipe, RSS grew past 450 MiB in 13 s of a 401 flood before this).
+ * `out` receives chunks of lines. Each line is encoded into the current chunk as it is made, so
+ * no line lives on as a JS string: held as strings until the next write (up to 100 ms), they
+ * outlived young-generation collections at 20,000 lines a second and were copied to the old one
+ * (measured: the log cost ~4 µs a request in the server, against ~0.4 µs in a loop).
+ *
+ * When the output says it is backed up (a log reader slower than the requests), chunks wait, up
+ * to 1 MiB, and further lines are dropped and counted in a `log_dropped` line once it drains:
+ * memory stays bounded whatever reads the log (measured: with a starved reader on the pipe, RSS
+ * grew past 450 MiB in 13 s of a 401 flood before this).
  */
-export function createLogger(out: LogOutput | ((chunk: string) => void), clock: () => number = Date.now, flushMs = 100) {
+export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: () => number = Date.now, flushMs = 100) {
   const output: LogOutput = typeof out === 'function' ? { write: out } : out;
-  let pending: string[] = [];
-  let bytes = 0;
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  /** Filled chunks not yet written (the output is backed up), and their bytes. */
+  let held: Buffer[] = [];
+  let heldBytes = 0;
   let timer: NodeJS.Timeout | null = null;
   let backedUp = false;
   let dropped = 0;
+  /** The current chunk's lines join the held ones; a new chunk takes the next lines. */
+  const seal = () => {
+    if (used === 0) return;
+    held.push(chunk.subarray(0, used));
+    heldBytes += used;
+    chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    used = 0;
+  };
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (backedUp || !pending.length) return;
-    const chunk = pending.join('');
-    pending = [];
-    bytes = 0;
-    if (output.write(chunk) === false && output.onDrain) {
+    seal();
+    if (backedUp || heldBytes === 0) return;
+    const data = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+    held = [];
+    heldBytes = 0;
+    if (output.write(data) === false && output.onDrain) {
       backedUp = true;
       output.onDrain(() => {
         backedUp = false;
@@ -54,23 +116,35 @@ export function createLogger(out: LogOutput | ((chunk: string) => void), clock: 
   };
   let lastMs = -1;
   let lastIso = '';
+  let isoBytes = LINE_START; // replaced at the first line
   const time = () => {
     const ms = clock();
     if (ms !== lastMs) {
       lastMs = ms;
       lastIso = new Date(ms).toISOString();
+      isoBytes = ascii(lastIso);
     }
     return lastIso;
   };
   const push = (line: string) => {
-    if (backedUp && bytes > MAX_HELD_BYTES) {
+    if (backedUp && heldBytes + used >= MAX_HELD_BYTES) {
       dropped++;
       return;
     }
-    pending.push(line);
-    bytes += line.length;
-    if (bytes > 65_536) flush();
-    else if (!timer) {
+    const most = line.length * 3; // UTF-8 bytes of a UTF-16 string, at most
+    if (used + most > CHUNK_BYTES) {
+      flush();
+      if (most > CHUNK_BYTES) {
+        // a line longer than a chunk (an event with a long message) goes as a chunk of its own
+        const own = Buffer.from(line);
+        held.push(own);
+        heldBytes += own.length;
+        flush();
+        return;
+      }
+    }
+    used += chunk.write(line, used);
+    if (!timer) {
       timer = setTimeout(flush, flushMs);
       timer.unref();
     }
@@ -79,11 +153,61 @@ export function createLogger(out: LogOutput | ((chunk: string) => void), clock: 
   function log(fields: Record<string, unknown>) {
     push(JSON.stringify({ time: time(), ...fields }) + '\n');
   }
-  /** The per-request line, written without a generic serialiser (the fields are known). */
-  const request = (method: string, path: string, status: number, ms: number, account: string | null) =>
-    push(
-      `{"time":"${time()}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},` +
-        `"ms":${ms},"account":${account === null ? 'null' : JSON.stringify(account)}}\n`,
-    );
+  const bytes = (b: Uint8Array) => {
+    chunk.set(b, used);
+    used += b.length;
+  };
+  /** A whole number below 2^53, in decimal. */
+  const digits = (n: number) => {
+    let end = used + 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) end++;
+    used = end;
+    do {
+      chunk[--end] = ZERO + (n % 10);
+      n = Math.floor(n / 10);
+    } while (n > 0);
+  };
+  /**
+   * The per-request line, written as bytes into the chunk: cached parts, digits, nothing allocated
+   * (measured in a loop: 263 ns against 490 ns for the same line built as a string and encoded;
+   * in the server the string's parts and its encoding cost several times that). `url` is the
+   * request's as received: only its path is logged, key-shaped text masked (safePath). `ms` is
+   * rounded to hundredths and written as JSON.stringify would write that number.
+   */
+  const request = (method: string, url: string, status: number, ms: number, account: string | null) => {
+    const part = methodAndPath(method, url);
+    const hundredths = Math.round(ms * 100);
+    if ((backedUp && heldBytes + used >= MAX_HELD_BYTES) || !(hundredths >= 0 && hundredths < 1e15) || (account !== null && !DECIMAL.test(account))) {
+      push(`{"time":"${time()}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`);
+      return;
+    }
+    time();
+    if (used + part.length + 128 > CHUNK_BYTES) flush();
+    bytes(LINE_START);
+    bytes(isoBytes);
+    bytes(TIME_END);
+    bytes(part);
+    bytes(STATUS);
+    digits(status);
+    bytes(MS);
+    digits(Math.floor(hundredths / 100));
+    const cents = hundredths % 100;
+    if (cents !== 0) {
+      chunk[used++] = DOT;
+      chunk[used++] = ZERO + Math.floor(cents / 10);
+      if (cents % 10 !== 0) chunk[used++] = ZERO + (cents % 10);
+    }
+    bytes(ACCOUNT);
+    if (account === null) bytes(NULL_END);
+    else {
+      chunk[used++] = QUOTE;
+      for (let i = 0; i < account.length; i++) chunk[used++] = account.charCodeAt(i);
+      bytes(END);
+    }
+    if (!timer) {
+      timer = setTimeout(flush, flushMs);
+      timer.unref();
+    }
+  };
   return { log, request, flush };
 }

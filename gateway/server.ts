@@ -94,7 +94,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const { config } = opts;
   const clock = opts.clock ?? Date.now;
   const logger = createLogger(
-    opts.logWrite ?? { write: (s) => process.stdout.write(s), onDrain: (resume) => process.stdout.once('drain', resume) },
+    opts.logWrite
+      ? (chunk) => opts.logWrite!(chunk.toString())
+      : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
   );
   const log = logger.log;
   const limits = { rateLimitPerHour: config.rateLimitPerHour, registerLimitPerHour: config.registerLimitPerHour, clock };
@@ -119,7 +121,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let drained: (() => void) | null = null;
 
   const finish = (request: NodeRequest, status: number, account: string | null, started: number) => {
-    logger.request(request.method, safePath(request.url), status, Math.round((performance.now() - started) * 100) / 100, account);
+    logger.request(request.method, request.url, status, Math.round((performance.now() - started) * 100) / 100, account);
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
@@ -172,7 +174,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.end(rawErrorResponse(405, 'Method Not Allowed', 'Method not allowed.'));
-    logger.request(req.method ?? 'CONNECT', safePath(req.url ?? ''), 405, 0, null);
+    logger.request(req.method ?? 'CONNECT', req.url ?? '', 405, 0, null);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {

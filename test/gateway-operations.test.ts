@@ -152,6 +152,35 @@ describe('saving the hourly windows while serving', () => {
   });
 });
 
+describe('the request line', () => {
+  // Written as bytes (log.ts); it must read exactly as the same fields through JSON would.
+  const at = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
+  const cases: [name: string, method: string, url: string, status: number, ms: number, account: string | null, path: string][] = [
+    ['a grain', 'GET', '/api/grains/CWRS', 200, 0.37, '17', '/api/grains/CWRS'],
+    ['a query is not logged', 'GET', '/api/changelog?grain_id=CWRS&limit=5', 200, 0.5, '1', '/api/changelog'],
+    ['a 304, a long account id', 'HEAD', '/api/grains', 304, 0.05, '123456789012', '/api/grains'],
+    ['no account', 'GET', '/nowhere', 404, 1, null, '/nowhere'],
+    ['hundredths rounded', 'POST', '/api/register', 201, 12.345, '42', '/api/register'],
+    ['zero, a whole number', 'GET', '/', 200, 0, '7', '/'],
+    ['a long duration', 'GET', '/', 200, 123456.78, '7', '/'],
+    ['quotes and backslashes escaped', 'GET', '/a"b\\c', 400, 0.1, null, '/a"b\\c'],
+    ['a key in the path masked', 'GET', '/api/grains/ggt_abcDEF-_123', 400, 0.1, null, '/api/grains/ggt_[redacted]'],
+    ['non-ASCII in UTF-8', 'GET', '/é中', 404, 0.999, null, '/é中'],
+    ['an account id that is not a number goes through JSON', 'GET', '/', 200, 0.2, 'x"y', '/'],
+  ];
+  for (const [name, method, url, status, ms, account, path] of cases) {
+    it(name, () => {
+      const chunks: string[] = [];
+      const logger = createLogger((chunk) => chunks.push(chunk.toString()), () => at);
+      logger.request(method, url, status, ms, account);
+      logger.request(method, url, status, ms, account); // the second from the kept part
+      logger.flush();
+      const expected = JSON.stringify({ time: new Date(at).toISOString(), method, path, status, ms: Math.round(ms * 100) / 100, account });
+      assert.equal(chunks.join(''), `${expected}\n${expected}\n`);
+    });
+  }
+});
+
 describe('the request log with a slow reader', () => {
   it('holds at most 1 MiB while the output is backed up, then says how many lines it dropped', () => {
     const chunks: string[] = [];
@@ -159,7 +188,7 @@ describe('the request log with a slow reader', () => {
     let resume: (() => void) | null = null;
     const logger = createLogger({
       write: (chunk) => {
-        chunks.push(chunk);
+        chunks.push(chunk.toString());
         return !backedUp;
       },
       onDrain: (r) => (resume = r),
