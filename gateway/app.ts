@@ -87,18 +87,19 @@ export function createApp(opts: AppOptions) {
     return response(200, ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'], head ? null : body);
   }
 
-  function serve(resource: Resource, req: GatewayRequest, head: boolean, rate: string[] | null, account: string | null = null): GatewayResponse {
+  /** With a decision, the rate-limit headers follow the variant's (decisions.md §3). */
+  function serve(resource: Resource, req: GatewayRequest, head: boolean, d: Decision | null, now: number, account: string | null = null): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
-    const headers = rate ? variant.headers.concat(rate) : variant.headers;
+    const headers = d ? rateLimitHeaders(d, now, false, variant.headers) : variant.headers;
     if (head) return response(200, headers, null, account);
     if (variant.body === null) return response(200, headers, null, account, variant.path!);
     return response(200, headers, variant.body, account);
   }
 
-  function notModified(resource: Resource, req: GatewayRequest, rate: string[] | null, account: string | null = null): GatewayResponse {
+  function notModified(resource: Resource, req: GatewayRequest, d: Decision | null, now: number, account: string | null = null): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
     const headers = ['ETag', variant.etag, 'Cache-Control', 'private, no-cache', 'Vary', 'Accept-Encoding'];
-    return response(304, rate ? headers.concat(rate) : headers, null, account);
+    return response(304, d ? rateLimitHeaders(d, now, false, headers) : headers, null, account);
   }
 
   const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account: string) =>
@@ -129,11 +130,11 @@ export function createApp(opts: AppOptions) {
   /**
    * Answers at once when the store does (the embedded store always does), so the common request
    * costs no promise and no extra turn; a store that answers through a promise (Redis) is awaited.
+   * `now` is the request's time, read once (the server logs the request with it too).
    */
-  function handle(req: GatewayRequest): GatewayResponse | Promise<GatewayResponse> {
+  function handle(req: GatewayRequest, now = clock()): GatewayResponse | Promise<GatewayResponse> {
     const head = req.method === 'HEAD';
     try {
-      const now = clock();
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
       switch (r.endpoint) {
@@ -144,7 +145,7 @@ export function createApp(opts: AppOptions) {
         case 'public': {
           const doc = site.routes.get(r.key);
           if (!doc) return errorResponse(NOT_FOUND, [], head);
-          return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, null) : serve(doc, req, head, null);
+          return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, null, now) : serve(doc, req, head, null, now);
         }
         case 'register':
           return register(req, now).catch((err: unknown) => failure(err, head));
@@ -153,7 +154,7 @@ export function createApp(opts: AppOptions) {
       const raw = req.headers['x-api-key'];
       if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
       if (typeof raw !== 'string') return errorResponse(invalidKey, [], head);
-      const resource = r.key === undefined ? undefined : site.routes.get(r.key);
+      const resource = r.resource ?? (r.key === undefined ? undefined : site.routes.get(r.key));
       const known = store.cachedAccount(raw);
       if (known) return authorised(known, resource, r.error, req, now, head);
       // The checksum refuses made-up keys before any lookup or hashing.
@@ -182,14 +183,13 @@ export function createApp(opts: AppOptions) {
 
   function revalidated(d: Decision, account: string, resource: Resource, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
     if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
-    return notModified(resource, req, rateLimitHeaders(d, now), account);
+    return notModified(resource, req, d, now, account);
   }
 
   function counted(d: Decision, account: string, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
     if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
-    const rate = rateLimitHeaders(d, now);
-    if (!resource) return errorResponse(error ?? NOT_FOUND, rate, head, account);
-    return serve(resource, req, head, rate, account);
+    if (!resource) return errorResponse(error ?? NOT_FOUND, rateLimitHeaders(d, now), head, account);
+    return serve(resource, req, head, d, now, account);
   }
 
   return { handle };

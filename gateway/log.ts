@@ -117,8 +117,7 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   let lastMs = -1;
   let lastIso = '';
   let isoBytes = LINE_START; // replaced at the first line
-  const time = () => {
-    const ms = clock();
+  const time = (ms = clock()) => {
     if (ms !== lastMs) {
       lastMs = ms;
       lastIso = new Date(ms).toISOString();
@@ -172,16 +171,17 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
    * (measured in a loop: 263 ns against 490 ns for the same line built as a string and encoded;
    * in the server the string's parts and its encoding cost several times that). `url` is the
    * request's as received: only its path is logged, key-shaped text masked (safePath). `ms` is
-   * rounded to hundredths and written as JSON.stringify would write that number.
+   * rounded to hundredths and written as JSON.stringify would write that number. `now` is the
+   * request's time, when the caller has it (one clock read a request).
    */
-  const request = (method: string, url: string, status: number, ms: number, account: string | null) => {
+  const request = (method: string, url: string, status: number, ms: number, account: string | null, now = clock()) => {
     const part = methodAndPath(method, url);
     const hundredths = Math.round(ms * 100);
     if ((backedUp && heldBytes + used >= MAX_HELD_BYTES) || !(hundredths >= 0 && hundredths < 1e15) || (account !== null && !DECIMAL.test(account))) {
-      push(`{"time":"${time()}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`);
+      push(`{"time":"${time(now)}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`);
       return;
     }
-    time();
+    time(now);
     if (used + part.length + 128 > CHUNK_BYTES) flush();
     bytes(LINE_START);
     bytes(isoBytes);

@@ -34,38 +34,54 @@ export function decide(state: WindowState | undefined, now: number, limit: numbe
 
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));
 
-/** The strings that change only with the limit, or once a window, built once each. */
-const constants = new Map<number, { limit: string; policy: string }>();
-const limitStrings = (limit: number) => {
-  let c = constants.get(limit);
-  if (c === undefined) constants.set(limit, (c = { limit: String(limit), policy: `"default";q=${limit};w=${WINDOW_MS / 1000}` }));
-  return c;
+/**
+ * Per limit, the header list with the values that change only with the limit filled in (Limit,
+ * Policy), plain and with Retry-After first: a response copies one with its own base headers in a
+ * single concat and sets the four values that change per request.
+ */
+const templates = new Map<number, { plain: string[]; retry: string[] }>();
+const templateFor = (limit: number) => {
+  let t = templates.get(limit);
+  if (t === undefined) {
+    const plain = [
+      'X-RateLimit-Limit', String(limit),
+      'X-RateLimit-Remaining', '',
+      'X-RateLimit-Used', '',
+      'X-RateLimit-Reset', '',
+      'RateLimit-Policy', `"default";q=${limit};w=${WINDOW_MS / 1000}`,
+      'RateLimit', '',
+    ];
+    templates.set(limit, (t = { plain, retry: ['Retry-After', '', ...plain] }));
+  }
+  return t;
 };
 let lastResetAt = NaN;
 let lastReset = '';
+const NO_HEADERS: readonly string[] = [];
 
 /**
- * X-RateLimit-* and the IETF draft pair as a flat header list; with `retryAfter`, Retry-After
- * first (a 429).
+ * X-RateLimit-* and the IETF draft pair (decisions.md §3) as a flat header list after `base`;
+ * with `retryAfter`, Retry-After first (a 429).
  */
-export function rateLimitHeaders(d: Decision, now: number, retryAfter = false): string[] {
+export function rateLimitHeaders(d: Decision, now: number, retryAfter = false, base: readonly string[] = NO_HEADERS): string[] {
   const remaining = d.limit - d.used > 0 ? d.limit - d.used : 0;
   const seconds = Math.max(0, Math.ceil((d.resetAt - now) / 1000));
   if (d.resetAt !== lastResetAt) {
     lastResetAt = d.resetAt;
     lastReset = String(Math.ceil(d.resetAt / 1000));
   }
-  const c = limitStrings(d.limit);
+  const t = templateFor(d.limit);
+  const h = base.concat(retryAfter ? t.retry : t.plain);
+  let i = base.length;
+  if (retryAfter) {
+    h[i + 1] = String(retryAfterSeconds(d, now));
+    i += 2;
+  }
   const rest = String(remaining);
-  const h = [
-    'X-RateLimit-Limit', c.limit,
-    'X-RateLimit-Remaining', rest,
-    'X-RateLimit-Used', String(d.used),
-    'X-RateLimit-Reset', lastReset,
-    'RateLimit-Policy', c.policy,
-    'RateLimit', `"default";r=${rest};t=${seconds}`,
-  ];
-  if (retryAfter) h.unshift('Retry-After', String(retryAfterSeconds(d, now)));
+  h[i + 3] = rest;
+  h[i + 5] = String(d.used);
+  h[i + 7] = lastReset;
+  h[i + 11] = `"default";r=${rest};t=${seconds}`;
   return h;
 }
 

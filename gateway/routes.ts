@@ -2,7 +2,7 @@
 // body (the same canonical key the build wrote), or the error to give. No I/O here.
 import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/compile.ts';
 import { HttpError, MESSAGES, NOT_FOUND } from './errors.ts';
-import type { Site } from './site.ts';
+import type { Resource, Site } from './site.ts';
 
 export type Endpoint = 'register' | 'health' | 'public' | 'data';
 
@@ -12,8 +12,8 @@ export type Routed =
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
   | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
-  | { endpoint: 'data'; key: string; error?: undefined }
-  | { endpoint: 'data'; key?: undefined; error: HttpError };
+  | { endpoint: 'data'; key: string; error?: undefined; resource?: Resource }
+  | { endpoint: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
 const GET_HEAD = 'GET, HEAD';
 const keyInUrl = new HttpError(400, MESSAGES.keyInQuery);
@@ -68,19 +68,26 @@ function changelog(query: string, site: Site): Routed {
 
 /**
  * The paths of a build that need no parsing (a grain by its canonical id, the list, the changelog
- * without a query), routed once per build: most requests are then one lookup.
+ * without a query), routed once per build with their resource: most requests are then one lookup.
+ * The current build's table is kept at hand; older builds' tables go with their builds.
  */
 const exactPaths = new WeakMap<Site, Map<string, Routed>>();
+let currentSite: Site | null = null;
+let currentTable = new Map<string, Routed>();
 function exactRoutes(site: Site): Map<string, Routed> {
+  if (site === currentSite) return currentTable;
   let table = exactPaths.get(site);
   if (!table) {
     table = new Map<string, Routed>();
-    const data = (key: string): Routed => Object.freeze({ endpoint: 'data' as const, key });
+    const data = (key: string): Routed => Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
     for (const id of site.grainIds.values()) table.set(`/api/grains/${id}`, data(`/api/grains/${id}`));
     table.set('/api/grains', data('/api/grains'));
-    table.set('/api/changelog', Object.freeze(changelog('', site)));
+    const changelogRoute = changelog('', site);
+    table.set('/api/changelog', changelogRoute.endpoint === 'data' && changelogRoute.key !== undefined ? data(changelogRoute.key) : changelogRoute);
     exactPaths.set(site, table);
   }
+  currentSite = site;
+  currentTable = table;
   return table;
 }
 

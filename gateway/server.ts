@@ -76,7 +76,11 @@ class NodeRequest implements GatewayRequest {
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
   bodyRead = false;
-  constructor(readonly raw: IncomingMessage) {
+  constructor(
+    readonly raw: IncomingMessage,
+    /** When the request arrived (the injected clock): decided on and logged with. */
+    readonly now: number,
+  ) {
     this.method = raw.method ?? 'GET';
     this.url = raw.url ?? '/';
     this.headers = raw.headers;
@@ -121,7 +125,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let drained: (() => void) | null = null;
 
   const finish = (request: NodeRequest, status: number, account: string | null, started: number) => {
-    logger.request(request.method, request.url, status, Math.round((performance.now() - started) * 100) / 100, account);
+    logger.request(request.method, request.url, status, Math.round((performance.now() - started) * 100) / 100, account, request.now);
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
@@ -144,10 +148,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     inFlight++;
-    const request = new NodeRequest(req);
+    const request = new NodeRequest(req, clock());
     let answer: GatewayResponse | Promise<GatewayResponse>;
     try {
-      answer = app.handle(request);
+      answer = app.handle(request, request.now);
     } catch (err) {
       answer = failed(request, err);
     }
@@ -174,7 +178,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.end(rawErrorResponse(405, 'Method Not Allowed', 'Method not allowed.'));
-    logger.request(req.method ?? 'CONNECT', req.url ?? '', 405, 0, null);
+    logger.request(req.method ?? 'CONNECT', req.url ?? '', 405, 0, null, clock());
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
