@@ -98,7 +98,7 @@ export function createApp(opts: AppOptions) {
 
   function notModified(resource: Resource, req: GatewayRequest, d: Decision | null, now: number, account: string | null = null): GatewayResponse {
     const variant = chooseVariant(resource, req.headers['accept-encoding']);
-    const headers = ['ETag', variant.etag, 'Cache-Control', 'private, no-cache', 'Vary', 'Accept-Encoding'];
+    const headers = variant.notModifiedHeaders;
     return response(304, d ? rateLimitHeaders(d, now, false, headers) : headers, null, account);
   }
 

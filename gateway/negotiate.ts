@@ -44,6 +44,8 @@ export function chooseVariant(resource: Resource, acceptEncoding: string | strin
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
 export function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
   if (!header) return false;
+  // what a syncing client sends: the one ETag it was given, as it was given
+  if (typeof header === 'string' && resource.etags.has(header)) return true;
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return true;
   if (value.length > 4096) return false;

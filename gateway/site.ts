@@ -13,6 +13,8 @@ export interface Variant {
   etag: string;
   /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
   headers: string[];
+  /** The same for a 304 (validators and caching only, RFC 9110 §15.4.5). */
+  notModifiedHeaders: string[];
 }
 
 export interface Resource {
@@ -59,10 +61,11 @@ export async function siteFromManifest(manifest: Manifest, read: ((file: string)
     Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
       const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
         const headers = variantHeaders(entry, v, encoding);
-        if (typeof read !== 'function') return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers };
+        const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache', 'Vary', 'Accept-Encoding'];
+        if (typeof read !== 'function') return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
         const body = await read(v.file);
         if (body.length !== v.length) throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
-        return { body, etag: v.etag, headers };
+        return { body, etag: v.etag, headers, notModifiedHeaders };
       };
       const r: Resource = {
         identity: await variant(entry.identity, null),

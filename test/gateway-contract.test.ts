@@ -184,6 +184,9 @@ describe('authentication', () => {
       assert.equal(res.headers['x-ratelimit-limit'], undefined);
       const again = await get(t.url, path, undefined, { 'accept-encoding': 'br', 'if-none-match': res.headers.etag! });
       assert.equal(again.status, 304);
+      // a 304 carries the caching headers its 200 would (RFC 9110 §15.4.5)
+      assert.equal(again.headers['cache-control'], res.headers['cache-control']);
+      assert.equal(again.headers.etag, res.headers.etag);
     });
   }
 
@@ -257,6 +260,8 @@ describe('HTTP behaviour', () => {
     assert.equal(res.status, 304);
     assert.equal(res.body.length, 0);
     assert.equal(res.headers.etag, first.headers.etag);
+    assert.equal(res.headers['cache-control'], first.headers['cache-control']);
+    assert.equal(res.headers.vary, first.headers.vary);
     assert.ok(res.headers['x-ratelimit-remaining']);
     const list = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': `"nope", W/${first.headers.etag}` });
     assert.equal(list.status, 304);
