@@ -14,8 +14,8 @@ export const safePath = (url: string) => {
  * The `"method":…,"path":…` part of a request line as UTF-8 bytes, kept for the paths seen lately:
  * clients sync a handful of paths, and building the part costs two JSON.stringify calls and
  * safePath. Keyed by the path without its query, so no query string is ever held; a path with
- * key-shaped text in it is never kept. Bounded: a flood of distinct paths empties it rather than
- * growing it.
+ * key-shaped text in it, or longer than the 512 characters logged of it, is never kept. Bounded: a
+ * flood of distinct paths empties it rather than growing it (at most 1,024 of up to 512 characters).
  */
 const MAX_KEPT_PATHS = 1024;
 const methodPaths = new Map<string, Map<string, Buffer>>();
@@ -26,7 +26,7 @@ function methodAndPath(method: string, url: string): Buffer {
   const kept = byPath?.get(path);
   if (kept !== undefined) return kept;
   const part = Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`);
-  if (path.includes('ggt_')) return part;
+  if (path.length > 512 || path.includes('ggt_')) return part;
   if (!byPath) {
     if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
     methodPaths.set(method, (byPath = new Map()));

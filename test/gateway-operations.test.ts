@@ -166,6 +166,7 @@ describe('the request line', () => {
     ['quotes and backslashes escaped', 'GET', '/a"b\\c', 400, 0.1, null, '/a"b\\c'],
     ['a key in the path masked', 'GET', '/api/grains/ggt_abcDEF-_123', 400, 0.1, null, '/api/grains/ggt_[redacted]'],
     ['non-ASCII in UTF-8', 'GET', '/é中', 404, 0.999, null, '/é中'],
+    ['a path cut to 512 characters (and not kept)', 'GET', `/${'a'.repeat(600)}?q=1`, 404, 0.1, null, `/${'a'.repeat(511)}`],
     ['an account id that is not a number goes through JSON', 'GET', '/', 200, 0.2, 'x"y', '/'],
   ];
   for (const [name, method, url, status, ms, account, path] of cases) {
