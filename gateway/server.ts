@@ -2,7 +2,6 @@
 // prepared bytes, and a draining close. Everything else is in app.ts and below.
 import { Agent, createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import httpProxy from 'http-proxy';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp, errorResponse, INTERNAL_ERROR, type App, type GatewayRequest, type GatewayResponse } from './app.ts';
 import type { Config } from './config.ts';
@@ -10,7 +9,6 @@ import { HttpError, MESSAGES, rawErrorResponse } from './errors.ts';
 import { createLogger, safePath, type LogFn } from './log.ts';
 import { tooLarge } from './registration.ts';
 import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, watchSite, type SiteHolder } from './site.ts';
-import { openRedisStore } from './store/redis.ts';
 import { openSqliteStore } from './store/sqlite.ts';
 import type { Store } from './store/types.ts';
 
@@ -107,7 +105,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const store =
     opts.store ??
     (config.redisUrl
-      ? openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, log, ...limits })
+      ? (await import('./store/redis.ts')).openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, log, ...limits })
       : openSqliteStore({ stateDir: config.stateDir, log, ...limits }));
   const upstream = config.upstreamUrl;
   const site = watchSite({
@@ -117,7 +115,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     load: (p) => (upstream ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p) : loadSiteFromDisk(config.siteDir, p)),
     log,
   });
-  const proxy = upstream ? createUpstreamProxy(upstream, config.upstreamTimeoutMs) : null;
+  const proxy = upstream ? await createUpstreamProxy(upstream, config.upstreamTimeoutMs) : null;
   const app = createApp({ config, site, store, clock });
 
   let inFlight = 0;
@@ -233,7 +231,8 @@ const upstreamTimeout = new HttpError(504, MESSAGES.upstreamTimeout);
  * the manifest). The client's key, cookies and conditionals are not passed on. Failure is 502,
  * no answer within the timeout 504, with the usual JSON error body.
  */
-function createUpstreamProxy(base: string, timeoutMs: number) {
+async function createUpstreamProxy(base: string, timeoutMs: number) {
+  const { default: httpProxy } = await import('http-proxy'); // only in this mode
   interface Pending {
     headers: string[];
     expectedLength: string;
