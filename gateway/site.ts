@@ -42,9 +42,12 @@ const PAGE_HEADERS = [
   'Referrer-Policy', 'no-referrer',
 ];
 
+/** Data is private to the key holder; the pages and their assets are public. A 304 says the same as its 200. */
+const cacheControlOf = (entry: { type: string }) => (entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache');
+
 export function variantHeaders(entry: { type: string }, v: { length: number; etag: string }, encoding: string | null): string[] {
   const json = entry.type.startsWith('application/json');
-  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', json ? DATA_CACHE_CONTROL : 'no-cache', 'Vary', 'Accept-Encoding'];
+  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', cacheControlOf(entry), 'Vary', 'Accept-Encoding'];
   if (!json) h.push(...PAGE_HEADERS);
   else h.push('X-Content-Type-Options', 'nosniff');
   if (encoding) h.push('Content-Encoding', encoding);
@@ -61,7 +64,7 @@ export async function siteFromManifest(manifest: Manifest, read: ((file: string)
     Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
       const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
         const headers = variantHeaders(entry, v, encoding);
-        const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache', 'Vary', 'Accept-Encoding'];
+        const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', cacheControlOf(entry), 'Vary', 'Accept-Encoding'];
         if (typeof read !== 'function') return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
         const body = await read(v.file);
         if (body.length !== v.length) throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
