@@ -58,7 +58,7 @@ const STORE_RETRY_SECONDS = '5';
 
 /** An error's body and headers are built once per error value; a request adds only its own headers. */
 const prepared = new WeakMap<HttpError, { body: Buffer; headers: string[] }>();
-export function errorResponse(err: HttpError, extra: string[] = [], head = false, account: string | null = null): GatewayResponse {
+function preparedError(err: HttpError) {
   let p = prepared.get(err);
   if (!p) {
     const body = errorBody(err.status, err.message);
@@ -66,7 +66,16 @@ export function errorResponse(err: HttpError, extra: string[] = [], head = false
     for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
     prepared.set(err, (p = { body, headers }));
   }
+  return p;
+}
+export function errorResponse(err: HttpError, extra: string[] = [], head = false, account: string | null = null): GatewayResponse {
+  const p = preparedError(err);
   return response(err.status, extra.length ? p.headers.concat(extra) : p.headers, head ? null : p.body, account);
+}
+/** An error after a counted (or refused) request: its headers, then the rate-limit ones (a 429's with Retry-After). */
+function limitedError(err: HttpError, d: Decision, now: number, retryAfter: boolean, head: boolean, account: string): GatewayResponse {
+  const p = preparedError(err);
+  return response(err.status, rateLimitHeaders(d, now, retryAfter, p.headers), head ? null : p.body, account);
 }
 export const INTERNAL_ERROR = errorResponse(internal);
 
@@ -102,8 +111,7 @@ export function createApp(opts: AppOptions) {
     return response(304, d ? rateLimitHeaders(d, now, false, headers) : headers, null, account);
   }
 
-  const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account: string) =>
-    errorResponse(err, rateLimitHeaders(d, now, true), head, account);
+  const tooMany = (err: HttpError, d: Decision, now: number, head: boolean, account: string) => limitedError(err, d, now, true, head, account);
 
   async function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
     const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.config.trustProxy);
@@ -188,7 +196,7 @@ export function createApp(opts: AppOptions) {
 
   function counted(d: Decision, account: string, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean): GatewayResponse {
     if (!d.allowed) return tooMany(rateLimited, d, now, head, account);
-    if (!resource) return errorResponse(error ?? NOT_FOUND, rateLimitHeaders(d, now), head, account);
+    if (!resource) return limitedError(error ?? NOT_FOUND, d, now, false, head, account);
     return serve(resource, req, head, d, now, account);
   }
 

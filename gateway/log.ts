@@ -37,18 +37,25 @@ function methodAndPath(method: string, url: string): Buffer {
 }
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
-const LINE_START = ascii('{"time":"');
-const TIME_END = ascii('",');
-const STATUS = ascii(',"status":');
-const MS = ascii(',"ms":');
-const ACCOUNT = ascii(',"account":');
-const NULL_END = ascii('null}\n');
-const QUOTE = 0x22;
+// A line is written as few cached parts (each a copy into the chunk): `{"time":"…",` per ms, the
+// method and path per path, `,"status":…,"ms":` per status, then digits and the account.
+const statusParts: Buffer[] = [];
+const statusPart = (status: number) => (statusParts[status] ??= ascii(`,"status":${status},"ms":`));
+const ACCOUNT_NULL = ascii(',"account":null}\n');
+const ACCOUNT_START = ascii(',"account":"');
+const END = ascii('"}\n');
 const DOT = 0x2e;
 const ZERO = 0x30;
-const END = ascii('"}\n');
+const NINE = 0x39;
 /** Account ids are the stores' decimal numbers: written as they are; anything else goes through JSON. */
-const DECIMAL = /^\d{1,20}$/;
+const isDecimal = (s: string) => {
+  if (s.length === 0 || s.length > 20) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < ZERO || c > NINE) return false;
+  }
+  return true;
+};
 
 export interface LogOutput {
   /**
@@ -116,12 +123,14 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   };
   let lastMs = -1;
   let lastIso = '';
-  let isoBytes = LINE_START; // replaced at the first line
+  /** `{"time":"…",` of lastMs: rewritten in place when the millisecond changes (no Buffer made per ms). */
+  let timePart = ascii('{"time":"1970-01-01T00:00:00.000Z",');
   const time = (ms = clock()) => {
     if (ms !== lastMs) {
       lastMs = ms;
       lastIso = new Date(ms).toISOString();
-      isoBytes = ascii(lastIso);
+      if (lastIso.length + 11 !== timePart.length) timePart = ascii(`{"time":"${lastIso}",`); // a year past 9999
+      else for (let i = 0; i < lastIso.length; i++) timePart[9 + i] = lastIso.charCodeAt(i);
     }
     return lastIso;
   };
@@ -177,19 +186,15 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   const request = (method: string, url: string, status: number, ms: number, account: string | null, now = clock()) => {
     const part = methodAndPath(method, url);
     const hundredths = Math.round(ms * 100);
-    if ((backedUp && heldBytes + used >= MAX_HELD_BYTES) || !(hundredths >= 0 && hundredths < 1e15) || (account !== null && !DECIMAL.test(account))) {
+    if ((backedUp && heldBytes + used >= MAX_HELD_BYTES) || !(hundredths >= 0 && hundredths < 1e15) || (account !== null && !isDecimal(account)) || !(status >= 100 && status <= 999)) {
       push(`{"time":"${time(now)}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`);
       return;
     }
     time(now);
     if (used + part.length + 128 > CHUNK_BYTES) flush();
-    bytes(LINE_START);
-    bytes(isoBytes);
-    bytes(TIME_END);
+    bytes(timePart);
     bytes(part);
-    bytes(STATUS);
-    digits(status);
-    bytes(MS);
+    bytes(statusPart(status));
     digits(Math.floor(hundredths / 100));
     const cents = hundredths % 100;
     if (cents !== 0) {
@@ -197,10 +202,9 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
       chunk[used++] = ZERO + Math.floor(cents / 10);
       if (cents % 10 !== 0) chunk[used++] = ZERO + (cents % 10);
     }
-    bytes(ACCOUNT);
-    if (account === null) bytes(NULL_END);
+    if (account === null) bytes(ACCOUNT_NULL);
     else {
-      chunk[used++] = QUOTE;
+      bytes(ACCOUNT_START);
       for (let i = 0; i < account.length; i++) chunk[used++] = account.charCodeAt(i);
       bytes(END);
     }

@@ -35,26 +35,31 @@ export function decide(state: WindowState | undefined, now: number, limit: numbe
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));
 
 /**
- * Per limit, the header list with the values that change only with the limit filled in (Limit,
- * Policy), plain and with Retry-After first: a response copies one with its own base headers in a
- * single concat and sets the four values that change per request.
+ * Per base list (a variant's headers, kept for the life of its build) and limit, the whole header
+ * list with the values that change only with the limit filled in (Limit, Policy), plain and with
+ * Retry-After: a response copies one (a slice, one fast clone; concat was a C++ call costing
+ * ~0.4 µs in the server) and sets the four values that change per request.
  */
-const templates = new Map<number, { plain: string[]; retry: string[] }>();
-const templateFor = (limit: number) => {
-  let t = templates.get(limit);
-  if (t === undefined) {
-    const plain = [
-      'X-RateLimit-Limit', String(limit),
-      'X-RateLimit-Remaining', '',
-      'X-RateLimit-Used', '',
-      'X-RateLimit-Reset', '',
-      'RateLimit-Policy', `"default";q=${limit};w=${WINDOW_MS / 1000}`,
-      'RateLimit', '',
-    ];
-    templates.set(limit, (t = { plain, retry: ['Retry-After', '', ...plain] }));
-  }
-  return t;
-};
+interface Templates {
+  limit: number;
+  plain: string[] | null;
+  retry: string[] | null;
+}
+const templates = new WeakMap<readonly string[], Templates>();
+const limitHeaders = (limit: number) => [
+  'X-RateLimit-Limit', String(limit),
+  'X-RateLimit-Remaining', '',
+  'X-RateLimit-Used', '',
+  'X-RateLimit-Reset', '',
+  'RateLimit-Policy', `"default";q=${limit};w=${WINDOW_MS / 1000}`,
+  'RateLimit', '',
+];
+function templateFor(base: readonly string[], limit: number, retryAfter: boolean): string[] {
+  let t = templates.get(base);
+  if (t === undefined || t.limit !== limit) templates.set(base, (t = { limit, plain: null, retry: null }));
+  if (retryAfter) return (t.retry ??= [...base, 'Retry-After', '', ...limitHeaders(limit)]);
+  return (t.plain ??= [...base, ...limitHeaders(limit)]);
+}
 let lastResetAt = NaN;
 let lastReset = '';
 const NO_HEADERS: readonly string[] = [];
@@ -70,8 +75,7 @@ export function rateLimitHeaders(d: Decision, now: number, retryAfter = false, b
     lastResetAt = d.resetAt;
     lastReset = String(Math.ceil(d.resetAt / 1000));
   }
-  const t = templateFor(d.limit);
-  const h = base.concat(retryAfter ? t.retry : t.plain);
+  const h = templateFor(base, d.limit, retryAfter).slice();
   let i = base.length;
   if (retryAfter) {
     h[i + 1] = String(retryAfterSeconds(d, now));

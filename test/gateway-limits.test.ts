@@ -28,6 +28,32 @@ describe('window arithmetic', () => {
       'RateLimit-Policy', '"default";q=100;w=3600', 'RateLimit', '"default";r=97;t=3600',
     ]);
   });
+  it('follows a base list, with Retry-After first for a 429, whatever was asked before with the same base', () => {
+    // The per-base templates are cached (rate-limit.ts): alternate limits and kinds on one base,
+    // and change what an earlier answer returned, to show that each answer is its own copy.
+    const base = ['Content-Type', 'application/json', 'ETag', '"x"'];
+    const now = 1_800_000_000;
+    const plain = (limit: number, used: number) => [
+      ...base, 'X-RateLimit-Limit', String(limit), 'X-RateLimit-Remaining', String(Math.max(0, limit - used)), 'X-RateLimit-Used', String(used),
+      'X-RateLimit-Reset', '1800010', 'RateLimit-Policy', `"default";q=${limit};w=3600`, 'RateLimit', `"default";r=${Math.max(0, limit - used)};t=10`,
+    ];
+    const cases: [limit: number, used: number, retry: boolean, expected: string[]][] = [
+      [100, 3, false, plain(100, 3)],
+      [100, 4, false, plain(100, 4)],
+      [100, 100, true, [...base, 'Retry-After', '10', ...plain(100, 100).slice(base.length)]],
+      [100, 100, true, [...base, 'Retry-After', '10', ...plain(100, 100).slice(base.length)]],
+      [100, 5, false, plain(100, 5)],
+      [5, 2, false, plain(5, 2)],
+      [5, 5, true, [...base, 'Retry-After', '10', ...plain(5, 5).slice(base.length)]],
+      [100, 6, false, plain(100, 6)],
+    ];
+    for (const [limit, used, retry, expected] of cases) {
+      const h = rateLimitHeaders({ allowed: !retry, limit, used, resetAt: now + 10_000 }, now, retry, base);
+      assert.deepEqual(h, expected);
+      h.fill('changed');
+    }
+    assert.deepEqual(base, ['Content-Type', 'application/json', 'ETag', '"x"']);
+  });
 });
 
 describe('the hourly limit over HTTP', () => {

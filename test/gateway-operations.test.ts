@@ -180,6 +180,15 @@ describe('the request line', () => {
       assert.equal(chunks.join(''), `${expected}\n${expected}\n`);
     });
   }
+  it('carries each line its own time, as the millisecond changes (the time part is rewritten in place)', () => {
+    const times = [at, at + 1, at + 1, at + 86_400_000 + 7, Date.UTC(10000, 0, 1), at, -1];
+    const chunks: string[] = [];
+    const logger = createLogger((chunk) => chunks.push(chunk.toString()));
+    for (const t of times) logger.request('GET', '/api/grains', 200, 0.5, '3', t);
+    logger.flush();
+    const expected = times.map((t) => JSON.stringify({ time: new Date(t).toISOString(), method: 'GET', path: '/api/grains', status: 200, ms: 0.5, account: '3' }) + '\n');
+    assert.equal(chunks.join(''), expected.join(''));
+  });
 });
 
 describe('the request log with a slow reader', () => {
