@@ -1,10 +1,12 @@
-// npm run bench [-- --duration 10 --warmup 3 --connections 32 --quick]
+// npm run bench [-- --duration 5 --warmup 3 --rounds 3 --connections 32 --quick]
 // Measures the gateway against the physical limit on this machine, in one run, as ratios:
 // (a) the gateway on the embedded store, (b) the gateway on Redis when one answers on 6379,
 // (c) nginx serving the same build output as static files when nginx is installed, (d) a bare
 // node:http server answering the same bytes from memory. Each server gets CPU 0 and the load
-// generator CPU 1 (taskset), so each side has one core whatever the other does. Writes
-// bench/results.md.
+// generator CPU 1 (taskset), so each side has one core whatever the other does. The targets of a
+// scenario run in alternated rounds while all of them are up, and each figure is the median of its
+// rounds: a shared machine drifts within minutes, and a ratio of two single runs taken one after
+// the other carries that drift. Writes bench/results.md.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -21,7 +23,8 @@ import { openDatabase } from '../gateway/store/sqlite.ts';
 
 const { values: opt } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     quick: { type: 'boolean', default: false },
@@ -31,6 +34,7 @@ const { values: opt } = parseArgs({
 const DURATION = opt.quick ? 2 : Number(opt.duration);
 const WARMUP = opt.quick ? 1 : Number(opt.warmup);
 const CONNECTIONS = Number(opt.connections);
+const ROUNDS = opt.quick ? 1 : Math.max(1, Number(opt.rounds));
 const root = resolve('.');
 const work = join(tmpdir(), `grain-bench-${process.pid}`);
 rmSync(work, { recursive: true, force: true });
@@ -149,6 +153,8 @@ interface Result {
   errors: number;
   /** CPU time of the server process (user + system, all threads) per request, in µs: steadier than req/s on a shared machine. */
   cpuUs?: number;
+  /** req/s of each round, when the figures are medians of rounds. */
+  all?: number[];
 }
 
 function wrkScript(load: Load): string {
@@ -243,6 +249,47 @@ async function measure(url: string, load: Load, pid?: number): Promise<Result> {
   return r;
 }
 
+interface Target {
+  name: string;
+  url: string;
+  /** For the CPU time per request (not for nginx, whose worker is another process). */
+  pid?: number;
+  load: Load;
+}
+
+const median = (xs: number[]) => {
+  const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+};
+
+/**
+ * Each target measured ROUNDS times, in turn (each round starts one target later, so no target
+ * always follows the same one), all of them up throughout. Per target, the median of each figure.
+ */
+async function rounds(targets: Target[]): Promise<Map<string, Result>> {
+  const runs = new Map<string, Result[]>(targets.map((t) => [t.name, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[(i + r) % targets.length]!;
+      runs.get(t.name)!.push(await measure(t.url, t.load, t.pid));
+    }
+  }
+  const out = new Map<string, Result>();
+  for (const [name, rs] of runs) {
+    out.set(name, {
+      rps: median(rs.map((x) => x.rps)),
+      p50: median(rs.map((x) => x.p50)),
+      p99: median(rs.map((x) => x.p99)),
+      errors: rs.reduce((a, x) => a + x.errors, 0),
+      cpuUs: median(rs.map((x) => x.cpuUs ?? NaN)),
+      all: rs.map((x) => x.rps),
+    });
+  }
+  return out;
+}
+
 const rssOf = (pid: number) => {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -325,7 +372,7 @@ async function main() {
     const x = r.result;
     console.log(`${r.scenario.padEnd(28)} ${r.target.padEnd(16)} ${x ? `${x.rps.toFixed(0).padStart(7)} req/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms${x.cpuUs ? `  CPU ${x.cpuUs.toFixed(1)} µs/req` : ''}${x.errors ? `  errors ${x.errors}` : ''}` : r.note}${r.rss ? `  peak RSS ${r.rss.toFixed(0)} MiB` : ''}`);
   };
-  console.log(`load generator: ${HAS_WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s${HAS_TASKSET ? ', server on CPU 0, load on CPU 1' : ''}`);
+  console.log(`load generator: ${HAS_WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s, ${ROUNDS} alternated round(s) per scenario (medians)${HAS_TASKSET ? ', server on CPU 0, load on CPU 1' : ''}`);
 
   // (a) embedded, limits out of the way for the throughput scenarios; 1,000 accounts in turn
   const stateA = join(work, 'state-a');
@@ -335,68 +382,21 @@ async function main() {
   const okProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey });
   if (okProbe.status !== 200) throw new Error(`the gateway answered ${okProbe.status}`);
   const etag = okProbe.headers.find(([k]) => k.toLowerCase() === 'etag')![1];
-
   const getLoad: Load = { path: RECORD, keysFile: keys1k };
-  const getA = await measure(a.url, getLoad, a.pid);
-  log({ scenario: 'authorised GET (24 KB)', target: 'gateway', result: getA, rss: rssOf(a.pid) });
-  const halfRate = getA.rps / 2;
-  const p99Half = await latencyAt(a.url, getLoad, halfRate, DURATION);
-  log({ scenario: 'authorised GET at half max', target: 'gateway', result: { rps: halfRate, p50: NaN, p99: p99Half, errors: 0 }, note: '' });
   const revalidate: Load = { path: RECORD, keysFile: keys1k, headers: { 'If-None-Match': etag } };
   const notModifiedProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey, 'if-none-match': etag });
   if (notModifiedProbe.status !== 304) throw new Error(`expected 304, got ${notModifiedProbe.status}`);
-  log({ scenario: '304 revalidation', target: 'gateway', result: await measure(a.url, revalidate, a.pid), rss: rssOf(a.pid) });
   const unknown: Load = { path: RECORD, keysFile: unknownKeys(10_000) };
   const unknownProbe = await probe(a.url, RECORD, { 'x-api-key': readFileSync(unknown.keysFile!, 'utf8').split('\n')[0]! });
-  log({ scenario: '401 flood (unknown keys)', target: 'gateway', result: await measure(a.url, unknown, a.pid), rss: rssOf(a.pid) });
   const regProbe = await probe(a.url, '/api/register', { 'content-type': 'application/json' }, 'POST', '{"email":"probe@example.com"}');
-  log({ scenario: 'registration burst', target: 'gateway', result: await measure(a.url, { path: '/api/register', registrations: true }, a.pid), rss: rssOf(a.pid) });
-  await a.stop();
 
-  // past the limit: one account that used its hour
-  const stateB = join(work, 'state-b');
-  const limitedKeys = seedAccounts(stateB, 1);
-  const limited = readFileSync(limitedKeys, 'utf8').trim();
-  const b = await startGateway({ STATE_DIR: stateB, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1' });
-  await probe(b.url, RECORD, { 'x-api-key': limited });
-  const tooMany = await probe(b.url, RECORD, { 'x-api-key': limited });
-  if (tooMany.status !== 429) throw new Error(`expected 429, got ${tooMany.status}`);
-  log({ scenario: '429 flood (past the limit)', target: 'gateway', result: await measure(b.url, { path: RECORD, headers: { 'X-API-Key': limited } }, b.pid), rss: rssOf(b.pid) });
-  await b.stop();
-
-  // (d) bare node: the same bytes from memory, per scenario
-  const bare = async (scenario: string, status: number, headers: [string, string][], body: Buffer, load: Load) => {
-    const s = await startBare(status, headers, body);
-    log({ scenario, target: 'bare node:http', result: await measure(s.url, load, s.pid) });
-    await s.stop();
-  };
-  await bare('authorised GET (24 KB)', 200, okProbe.headers, okProbe.body, getLoad);
-  // the paced client's own floor: the same rate against the bare server
-  const bareHalf = await startBare(200, okProbe.headers, okProbe.body);
-  const p99HalfBare = await latencyAt(bareHalf.url, getLoad, halfRate, DURATION);
-  await bareHalf.stop();
-  await bare('304 revalidation', 304, notModifiedProbe.headers, Buffer.alloc(0), revalidate);
-  await bare('401 flood (unknown keys)', unknownProbe.status, unknownProbe.headers, unknownProbe.body, unknown);
-  await bare('429 flood (past the limit)', tooMany.status, tooMany.headers, tooMany.body, { path: RECORD, headers: { 'X-API-Key': limited } });
-  await bare('registration burst', regProbe.status, regProbe.headers, regProbe.body, { path: '/api/register', registrations: true });
-
-  // (c) nginx, the ceiling for static bytes
-  if (HAS_NGINX) {
-    const n = await startNginx(join(siteDir, pointer.dir));
-    const file = `/${recordEntry.identity.file}`;
-    const nginxProbe = await probe(n.url, file, {});
-    log({ scenario: 'authorised GET (24 KB)', target: 'nginx (1 worker)', result: await measure(n.url, { path: file }) });
-    const nEtag = nginxProbe.headers.find(([k]) => k.toLowerCase() === 'etag')?.[1] ?? '';
-    log({ scenario: '304 revalidation', target: 'nginx (1 worker)', result: await measure(n.url, { path: file, headers: { 'If-None-Match': nEtag } }) });
-    await n.stop();
-  } else {
-    log({ scenario: 'authorised GET (24 KB)', target: 'nginx', result: null, note: 'not installed (apt-get install nginx to include it)' });
-  }
-
-  // (b) Redis mode, one instance
+  // (b) Redis mode, one instance, up beside the embedded gateway: its GET runs in the same rounds
+  const extraGet: Target[] = [];
+  let redis: { gateway: Running; prefix: string } | null = null;
   if (await reachable(6379)) {
     const prefix = `gg:bench:${process.pid}:`;
     const r = await startGateway({ STATE_DIR: join(work, 'state-r'), SITE_DIR: siteDir, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: '1000000000' });
+    redis = { gateway: r, prefix };
     for (let i = 0; i < 50 && (await probe(r.url, '/health', {})).body.toString().includes('unavailable'); i++) await new Promise((res) => setTimeout(res, 100));
     const redisKeys: string[] = [];
     for (let i = 0; i < 1_000; i++) {
@@ -405,33 +405,82 @@ async function main() {
     }
     const file = join(work, 'redis-keys.txt');
     writeFileSync(file, redisKeys.join('\n') + '\n');
-    log({ scenario: 'authorised GET (24 KB)', target: 'gateway, Redis', result: await measure(r.url, { path: RECORD, keysFile: file }, r.pid), rss: rssOf(r.pid) });
-    await r.stop();
-    spawnSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}*' | xargs -r redis-cli del > /dev/null`]);
+    extraGet.push({ name: 'gateway, Redis', url: r.url, pid: r.pid, load: { path: RECORD, keysFile: file } });
+  }
+
+  // (c) nginx, the ceiling for static bytes, beside them for the GET and the 304
+  const extra304: Target[] = [];
+  const nginx = HAS_NGINX ? await startNginx(join(siteDir, pointer.dir)) : null;
+  if (nginx) {
+    const file = `/${recordEntry.identity.file}`;
+    const nEtag = (await probe(nginx.url, file, {})).headers.find(([k]) => k.toLowerCase() === 'etag')?.[1] ?? '';
+    extraGet.push({ name: 'nginx (1 worker)', url: nginx.url, load: { path: file } });
+    extra304.push({ name: 'nginx (1 worker)', url: nginx.url, load: { path: file, headers: { 'If-None-Match': nEtag } } });
+  }
+
+  // (d) bare node:http answering the scenario's bytes, up beside the gateway while its rounds run
+  const scenario = async (name: string, gateway: Running, sample: Awaited<ReturnType<typeof probe>>, load: Load, extra: Target[] = []) => {
+    const bare = await startBare(sample.status, sample.headers, sample.body);
+    const targets: Target[] = [{ name: 'gateway', url: gateway.url, pid: gateway.pid, load }, { name: 'bare node:http', url: bare.url, pid: bare.pid, load }, ...extra];
+    const results = await rounds(targets);
+    await bare.stop();
+    for (const t of targets) log({ scenario: name, target: t.name, result: results.get(t.name)!, rss: t.name.startsWith('gateway') ? rssOf(t.pid!) : undefined });
+    return results.get('gateway')!;
+  };
+  const getA = await scenario('authorised GET (24 KB)', a, okProbe, getLoad, extraGet);
+  if (redis) {
+    await redis.gateway.stop();
+    spawnSync('sh', ['-c', `redis-cli --scan --pattern '${redis.prefix}*' | xargs -r redis-cli del > /dev/null`]);
   } else {
     log({ scenario: 'authorised GET (24 KB)', target: 'gateway, Redis', result: null, note: 'no Redis on 127.0.0.1:6379' });
   }
+  if (!nginx) log({ scenario: 'authorised GET (24 KB)', target: 'nginx', result: null, note: 'not installed (apt-get install nginx to include it)' });
 
-  // scale: 1,000 against 100,000 registered accounts, every key used in turn
-  const scale: { accounts: number; result: Result; startupMs: number; rss: number; idleRss: number }[] = [];
+  // p99 at half the gateway's maximum, and the paced client's own floor: the bare server at the same rate
+  const halfRate = getA.rps / 2;
+  const p99Half = await latencyAt(a.url, getLoad, halfRate, DURATION);
+  log({ scenario: 'authorised GET at half max', target: 'gateway', result: { rps: halfRate, p50: NaN, p99: p99Half, errors: 0 }, note: '' });
+  const bareHalf = await startBare(200, okProbe.headers, okProbe.body);
+  const p99HalfBare = await latencyAt(bareHalf.url, getLoad, halfRate, DURATION);
+  await bareHalf.stop();
+
+  await scenario('304 revalidation', a, { ...notModifiedProbe, body: Buffer.alloc(0) }, revalidate, extra304);
+  await nginx?.stop();
+  await scenario('401 flood (unknown keys)', a, unknownProbe, unknown);
+  await scenario('registration burst', a, regProbe, { path: '/api/register', registrations: true });
+  await a.stop();
+
+  // past the limit: one account that used its hour
+  const stateB = join(work, 'state-b');
+  const limited = readFileSync(seedAccounts(stateB, 1), 'utf8').trim();
+  const b = await startGateway({ STATE_DIR: stateB, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1' });
+  await probe(b.url, RECORD, { 'x-api-key': limited });
+  const tooMany = await probe(b.url, RECORD, { 'x-api-key': limited });
+  if (tooMany.status !== 429) throw new Error(`expected 429, got ${tooMany.status}`);
+  await scenario('429 flood (past the limit)', b, tooMany, { path: RECORD, headers: { 'X-API-Key': limited } });
+  await b.stop();
+
+  // scale: 1,000 against 100,000 registered accounts, every key used in turn, both up in the same rounds
+  const scaled: { accounts: number; gateway: Running; keysFile: string; idleRss: number }[] = [];
   for (const count of [1_000, 100_000]) {
     const state = join(work, `state-${count}`);
     const keysFile = seedAccounts(state, count);
-    const g = await startGateway({ STATE_DIR: state, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000000' });
-    const idleRss = rssOf(g.pid);
-    // warm-up long enough to verify every key once (about 5,000 a second), as a running service has
-    await drive(g.url, { path: RECORD, keysFile }, Math.max(WARMUP, Math.ceil(count / 5_000)));
-    const result = await drive(g.url, { path: RECORD, keysFile }, DURATION);
-    scale.push({ accounts: count, result, startupMs: g.startupMs, rss: rssOf(g.pid), idleRss });
-    log({ scenario: `GET, ${count.toLocaleString('en')} accounts`, target: 'gateway', result, rss: rssOf(g.pid) });
-    await g.stop();
+    const gateway = await startGateway({ STATE_DIR: state, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000000' });
+    scaled.push({ accounts: count, gateway, keysFile, idleRss: rssOf(gateway.pid) });
+    // long enough to verify every key once (about 5,000 a second), as a running service has
+    await drive(gateway.url, { path: RECORD, keysFile }, Math.ceil(count / 5_000));
   }
+  const scaleResults = await rounds(scaled.map((s) => ({ name: String(s.accounts), url: s.gateway.url, pid: s.gateway.pid, load: { path: RECORD, keysFile: s.keysFile } })));
+  const scale = scaled.map((s) => ({ accounts: s.accounts, result: scaleResults.get(String(s.accounts))!, startupMs: s.gateway.startupMs, rss: rssOf(s.gateway.pid), idleRss: s.idleRss }));
+  for (const s of scale) log({ scenario: `GET, ${s.accounts.toLocaleString('en')} accounts`, target: 'gateway', result: s.result, rss: s.rss });
+  for (const s of scaled) await s.gateway.stop();
 
   // ---------------------------------------------------------------- report
   const find = (scenario: string, target: string) => rows.find((r) => r.scenario === scenario && r.target === target)?.result ?? null;
   const ratio = (x: Result | null, y: Result | null) => (x && y && y.rps ? (x.rps / y.rps).toFixed(2) : '—');
   const scenarios = ['authorised GET (24 KB)', '304 revalidation', '401 flood (unknown keys)', '429 flood (past the limit)', 'registration burst'];
   const fmt = (x: Result | null) => (x ? `${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${x.cpuUs ? x.cpuUs.toFixed(1) : '—'}` : '— | — | — | —');
+  const each = (x: Result | null) => (x?.all ? x.all.map((v) => v.toFixed(0)).join(', ') : '');
   const cpuRatio = (g: Result | null, t: Result | null) => (g?.cpuUs && t?.cpuUs ? (t.cpuUs / g.cpuUs).toFixed(2) : '—');
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
@@ -439,19 +488,20 @@ async function main() {
     '',
     `Generated by \`npm run bench\` on ${started.toISOString().slice(0, 10)}. Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}` +
       `${HAS_NGINX ? `, ${spawnSync('nginx', ['-v'], { encoding: 'utf8' }).stderr.trim().replace('nginx version: ', '')}` : ''}.`,
-    `Load: ${HAS_WRK ? 'wrk (1 thread)' : 'autocannon'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s;` +
+    `Load: ${HAS_WRK ? 'wrk (1 thread)' : 'autocannon'}, ${CONNECTIONS} connections; each measurement ${WARMUP} s of warm-up then ${DURATION} s;` +
+      ` the targets of a scenario up together and measured in ${ROUNDS} alternated round${ROUNDS === 1 ? '' : 's'}, each figure the median of its rounds;` +
       `${HAS_TASKSET ? ' every server pinned to CPU 0 and the load generator to CPU 1;' : ''} the gateway run as \`npm start\` runs it (tsx).`,
-    'Ratios are taken within this one run; absolute figures on a shared 2-core machine drift between runs.',
+    'Ratios are taken within this one run, between medians; absolute figures on a shared 2-core machine drift between runs, and the req/s of each round shows how much within one.',
     '',
-    '| scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | gateway ÷ target (req/s) | target ÷ gateway (CPU µs/req) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | gateway ÷ target (req/s) | target ÷ gateway (CPU µs/req) | req/s of each round |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of scenarios) {
     const g = find(s, 'gateway');
-    lines.push(`| ${s} | gateway (embedded) | ${fmt(g)} | | |`);
+    lines.push(`| ${s} | gateway (embedded) | ${fmt(g)} | | | ${each(g)} |`);
     for (const t of ['bare node:http', 'nginx (1 worker)', 'gateway, Redis']) {
       const x = find(s, t);
-      if (x) lines.push(`| ${s} | ${t} | ${fmt(x)} | ${t === 'gateway, Redis' ? `Redis ÷ embedded: ${ratio(x, g)}` : ratio(g, x)} | ${t === 'bare node:http' ? cpuRatio(g, x) : ''} |`);
+      if (x) lines.push(`| ${s} | ${t} | ${fmt(x)} | ${t === 'gateway, Redis' ? `Redis ÷ embedded: ${ratio(x, g)}` : ratio(g, x)} | ${t === 'bare node:http' ? cpuRatio(g, x) : ''} | ${each(x)} |`);
     }
   }
   const peak = Math.max(...rows.filter((r) => r.rss).map((r) => r.rss!));
@@ -463,9 +513,9 @@ async function main() {
       'same comparison (on a shared machine both move between runs; compare within a run).',
     `Peak RSS of a gateway across the scenarios: ${peak.toFixed(0)} MiB.`,
     '',
-    '| registered accounts | GET req/s | p99 ms | startup ms | RSS idle MiB | peak RSS MiB |',
-    '|---|---|---|---|---|---|',
-    ...scale.map((s) => `| ${s.accounts.toLocaleString('en')} | ${s.result.rps.toFixed(0)} | ${s.result.p99.toFixed(2)} | ${s.startupMs.toFixed(0)} | ${s.idleRss.toFixed(0)} | ${s.rss.toFixed(0)} |`),
+    '| registered accounts | GET req/s | p99 ms | startup ms | RSS idle MiB | peak RSS MiB | req/s of each round |',
+    '|---|---|---|---|---|---|---|',
+    ...scale.map((s) => `| ${s.accounts.toLocaleString('en')} | ${s.result.rps.toFixed(0)} | ${s.result.p99.toFixed(2)} | ${s.startupMs.toFixed(0)} | ${s.idleRss.toFixed(0)} | ${s.rss.toFixed(0)} | ${each(s.result)} |`),
     '',
     `100,000 ÷ 1,000 accounts: ${ratio(scale[1]!.result, scale[0]!.result)}.`,
     '',
