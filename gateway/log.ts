@@ -134,6 +134,12 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
     }
     return lastIso;
   };
+  /** Lines are written at the latest flushMs after the first of them. */
+  const schedule = () => {
+    if (timer) return;
+    timer = setTimeout(flush, flushMs);
+    timer.unref();
+  };
   const push = (line: string) => {
     if (backedUp && heldBytes + used >= MAX_HELD_BYTES) {
       dropped++;
@@ -152,10 +158,7 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
       }
     }
     used += chunk.write(line, used);
-    if (!timer) {
-      timer = setTimeout(flush, flushMs);
-      timer.unref();
-    }
+    schedule();
   };
   // a function declaration: flush (above) reports drops through it
   function log(fields: Record<string, unknown>) {
@@ -208,10 +211,7 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
       for (let i = 0; i < account.length; i++) chunk[used++] = account.charCodeAt(i);
       bytes(END);
     }
-    if (!timer) {
-      timer = setTimeout(flush, flushMs);
-      timer.unref();
-    }
+    schedule();
   };
   return { log, request, flush };
 }

@@ -126,7 +126,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let drained: (() => void) | null = null;
 
   const finish = (request: NodeRequest, status: number, account: string | null, started: number) => {
-    logger.request(request.method, request.url, status, Math.round((performance.now() - started) * 100) / 100, account, request.now);
+    logger.request(request.method, request.url, status, performance.now() - started, account, request.now); // rounded by the logger
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
