@@ -56,20 +56,31 @@ const storeUnavailable = new HttpError(503, MESSAGES.storeUnavailable);
 const internal = new HttpError(500, MESSAGES.internal);
 const STORE_RETRY_SECONDS = '5';
 
-/** An error's body and headers are built once per error value; a request adds only its own headers. */
-const prepared = new WeakMap<HttpError, { body: Buffer; headers: string[] }>();
-function preparedError(err: HttpError) {
+/**
+ * An error's body, headers and plain responses (with a body, and for HEAD) are built once per error
+ * value: a 401 for an unknown key allocates no response of its own. A request adds only its own headers.
+ */
+interface PreparedError {
+  body: Buffer;
+  headers: string[];
+  plain: GatewayResponse;
+  head: GatewayResponse;
+}
+const prepared = new WeakMap<HttpError, PreparedError>();
+function preparedError(err: HttpError): PreparedError {
   let p = prepared.get(err);
   if (!p) {
     const body = errorBody(err.status, err.message);
     const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
     for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
-    prepared.set(err, (p = { body, headers }));
+    prepared.set(err, (p = { body, headers, plain: response(err.status, headers, body), head: response(err.status, headers, null) }));
   }
   return p;
 }
-export function errorResponse(err: HttpError, extra: string[] = [], head = false, account: string | null = null): GatewayResponse {
+const NO_EXTRA: readonly string[] = [];
+export function errorResponse(err: HttpError, extra: readonly string[] = NO_EXTRA, head = false, account: string | null = null): GatewayResponse {
   const p = preparedError(err);
+  if (extra.length === 0 && account === null) return head ? p.head : p.plain;
   return response(err.status, extra.length ? p.headers.concat(extra) : p.headers, head ? null : p.body, account);
 }
 /** An error after a counted (or refused) request: its headers, then the rate-limit ones (a 429's with Retry-After). */
@@ -130,7 +141,7 @@ export function createApp(opts: AppOptions) {
 
   /** Store failures and expected errors become responses; anything else is the server's to log (a 500). */
   function failure(err: unknown, head: boolean): GatewayResponse {
-    if (err instanceof HttpError) return errorResponse(err, [], head);
+    if (err instanceof HttpError) return errorResponse(err, NO_EXTRA, head);
     if (err instanceof StoreUnavailableError) return errorResponse(storeUnavailable, ['Retry-After', STORE_RETRY_SECONDS], head);
     throw err;
   }
@@ -147,12 +158,12 @@ export function createApp(opts: AppOptions) {
       const r = route(req.method, req.url, site);
       switch (r.endpoint) {
         case null:
-          return errorResponse(r.error, [], head);
+          return errorResponse(r.error, NO_EXTRA, head);
         case 'health':
           return health(site, head);
         case 'public': {
           const doc = site.routes.get(r.key);
-          if (!doc) return errorResponse(NOT_FOUND, [], head);
+          if (!doc) return errorResponse(NOT_FOUND, NO_EXTRA, head);
           return noneMatch(req.headers['if-none-match'], doc) ? notModified(doc, req, null, now) : serve(doc, req, head, null, now);
         }
         case 'register':
@@ -160,13 +171,13 @@ export function createApp(opts: AppOptions) {
       }
       // A data endpoint: the key, then the limit (decisions.md §3).
       const raw = req.headers['x-api-key'];
-      if (raw === undefined || raw === '') return errorResponse(missingKey, [], head);
-      if (typeof raw !== 'string') return errorResponse(invalidKey, [], head);
+      if (raw === undefined || raw === '') return errorResponse(missingKey, NO_EXTRA, head);
+      if (typeof raw !== 'string') return errorResponse(invalidKey, NO_EXTRA, head);
       const resource = r.resource ?? (r.key === undefined ? undefined : site.routes.get(r.key));
       const known = store.cachedAccount(raw);
       if (known) return authorised(known, resource, r.error, req, now, head);
       // The checksum refuses made-up keys before any lookup or hashing.
-      if (!isWellFormedKey(raw)) return errorResponse(invalidKey, [], head);
+      if (!isWellFormedKey(raw)) return errorResponse(invalidKey, NO_EXTRA, head);
       const account = store.findByKey(raw);
       if (account instanceof Promise) {
         return account.then((a) => authorised(a, resource, r.error, req, now, head)).catch((err: unknown) => failure(err, head));
@@ -178,7 +189,7 @@ export function createApp(opts: AppOptions) {
   }
 
   function authorised(account: Account | null, resource: Resource | undefined, error: HttpError | undefined, req: GatewayRequest, now: number, head: boolean) {
-    if (!account) return errorResponse(invalidKey, [], head);
+    if (!account) return errorResponse(invalidKey, NO_EXTRA, head);
     if (resource && noneMatch(req.headers['if-none-match'], resource)) {
       const d = store.requests.peek(account.id, now); // a 304 is not counted
       if (d instanceof Promise) return d.then((x) => revalidated(x, account.id, resource, req, now, head)).catch((err: unknown) => failure(err, head));

@@ -119,6 +119,45 @@ describe('security', () => {
       }
     });
 
+    // A flood of made-up keys is the cheapest attack there is (issue 6): a key whose checksum
+    // fails reaches no store lookup and gets the one prepared 401, allocated once; a well-formed
+    // unknown key costs one lookup. The gateway's own app and store, counted, not replaced.
+    it('refuses made-up keys without a store lookup, with one prepared response', () => {
+      const { app, store } = t.gateway;
+      const findByKey = store.findByKey;
+      let lookups = 0;
+      store.findByKey = (k) => (lookups++, findByKey.call(store, k));
+      try {
+        const ask = (k: string, method = 'GET') =>
+          app.handle({ method, url: '/api/grains/CWRS', headers: { 'x-api-key': k }, remoteAddress: '127.0.0.1', readBody: async () => Buffer.alloc(0) });
+        const wellFormed = generateKey();
+        const cases: [name: string, key: string, method: string, lookups: number][] = [
+          ['a wrong checksum', `${wellFormed.slice(0, -1)}${wellFormed.endsWith('A') ? 'B' : 'A'}`, 'GET', 0],
+          ['the wrong length', `${wellFormed}A`, 'GET', 0],
+          ['not our prefix', `xyz_${wellFormed.slice(4)}`, 'GET', 0],
+          ['a wrong checksum, HEAD', `${wellFormed.slice(0, -2)}AA`, 'HEAD', 0],
+          ['well-formed, never issued', wellFormed, 'GET', 1],
+        ];
+        const first = new Map<string, unknown>();
+        for (const [name, k, method, expected] of cases) {
+          lookups = 0;
+          const r = ask(k, method);
+          assert.ok(!(r instanceof Promise), name);
+          assert.equal(r.status, 401, name);
+          assert.equal(r.body === null, method === 'HEAD', name);
+          assert.equal(lookups, expected, name);
+          if (expected === 0) {
+            // the same object every time: no response is built for a made-up key
+            if (!first.has(method)) first.set(method, r);
+            assert.equal(r, first.get(method), name);
+            assert.equal(ask(generateKey().slice(0, -1) + '-', method), r, name);
+          }
+        }
+      } finally {
+        store.findByKey = findByKey;
+      }
+    });
+
     const inUrl = ['api_key', 'apikey', 'key', 'X-API-Key', 'token', 'access_token'];
     for (const name of inUrl) {
       it(`refuses a key in the query string as ${name}, without echoing it`, async () => {
