@@ -21,7 +21,11 @@ export interface CellContext {
 
 export type CellResult = { ok: Threshold } | { error: string; at?: (string | number)[] };
 
-const threshold = (value_type: ValueType, value: number | string | null, extra: Partial<Threshold> = {}): Threshold => ({
+const threshold = (
+  value_type: ValueType,
+  value: number | string | null,
+  extra: Partial<Threshold> = {},
+): Threshold => ({
   value_type,
   value,
   value_alt: extra.value_alt ?? null,
@@ -51,19 +55,26 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
     }
     const alt = WITH_ALT.exec(text);
     if (alt) {
-      if (!ctx.hasAltUnit) return { error: `"${text}" gives a value in an alternative unit, but the factor has no unit_alt` };
+      if (!ctx.hasAltUnit)
+        return { error: `"${text}" gives a value in an alternative unit, but the factor has no unit_alt` };
       return { ok: threshold('numeric', Number(alt[1]), { value_alt: Number(alt[2]), decimals: decimalsOf(alt[1]!) }) };
     }
     return {
-      error: `cannot read "${text}" as a ${ctx.direction} value: write a number, "no limit", "n/a", ` +
+      error:
+        `cannot read "${text}" as a ${ctx.direction} value: write a number, "no limit", "n/a", ` +
         `{value: <number>, note: <text>} or {type: qualitative_judgment, value: <text>}`,
     };
   }
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const unknown = Object.keys(raw).filter((k) => !CELL_KEYS.includes(k));
-    if (unknown.length) return { error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`, at: [unknown[0]!] };
+    if (unknown.length)
+      return {
+        error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`,
+        at: [unknown[0]!],
+      };
     const o = raw as { type?: ValueType; value?: unknown; value_alt?: unknown; note?: unknown };
-    if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim())) return { error: 'note must be text', at: ['note'] };
+    if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim()))
+      return { error: 'note must be text', at: ['note'] };
     const type = o.type ?? (typeof o.value === 'number' ? 'numeric' : undefined);
     const note = typeof o.note !== 'string' ? null : o.note.replace(/\s+/g, ' ').trim();
     switch (type) {
@@ -73,7 +84,8 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
         if (typeof n === 'string') return { error: n, at: ['value'] };
         let value_alt: number | null = null;
         if (o.value_alt !== undefined) {
-          if (!ctx.hasAltUnit) return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
+          if (!ctx.hasAltUnit)
+            return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
           const a = printedNumber(ctx, ['value_alt']);
           if (typeof a === 'string') return { error: a, at: ['value_alt'] };
           value_alt = a.value;
@@ -82,21 +94,29 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
       }
       case 'no_limit':
       case 'not_applicable':
-        if (o.value !== undefined) return { error: `a ${type} cell has no value; put the printed words in note`, at: ['value'] };
+        if (o.value !== undefined)
+          return { error: `a ${type} cell has no value; put the printed words in note`, at: ['value'] };
         return { ok: threshold(type, null, { threshold_note: note }) };
       case 'qualitative':
       case 'qualitative_judgment':
-        if (typeof o.value !== 'string' || !o.value.trim()) return { error: `a ${type} cell needs its text in value`, at: ['value'] };
+        if (typeof o.value !== 'string' || !o.value.trim())
+          return { error: `a ${type} cell needs its text in value`, at: ['value'] };
         return { ok: threshold(type, o.value.replace(/\s+/g, ' ').trim(), { threshold_note: note }) };
       default:
-        return { error: 'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) or a number in value' };
+        return {
+          error:
+            'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) or a number in value',
+        };
     }
   }
   return { error: 'an empty cell: write a number, "no limit", "n/a", or text' };
 }
 
 /** How the importer writes an authority cell into a grain file; the inverse of readCell. */
-export function cellFromAuthority(text: string, direction: Direction): string | Record<string, string> | { error: string } {
+export function cellFromAuthority(
+  text: string,
+  direction: Direction,
+): string | Record<string, string> | { error: string } {
   if (PRINTED_NUMBER.test(text) || WITH_ALT.test(text) || NO_LIMIT.test(text) || NOT_APPLICABLE.test(text)) return text;
   if (direction === 'qualitative') return text ? text : { error: 'an empty cell' };
   const lead = /^(\d+(?:\.\d+)?)%?,? \S/.exec(text);

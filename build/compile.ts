@@ -2,17 +2,11 @@
 // the canonical request (path plus canonical query). The gateway only looks these up.
 import { readFileSync } from 'node:fs';
 import { buildOpenApi } from './openapi.ts';
-import { renderDocs, type Example } from './pages/docs.ts';
+import { type Example, renderDocs } from './pages/docs.ts';
 import { renderHome } from './pages/home.ts';
-import { SCHEMA_VERSION, type ChangelogEntry, type GrainRecord, type GrainSummary } from './types.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey } from './site-format.ts';
+import { type ChangelogEntry, type GrainRecord, type GrainSummary, SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
-
-export const CHANGELOG_DEFAULT_LIMIT = 20;
-export const CHANGELOG_MAX_LIMIT = 100;
-
-/** The canonical key of a changelog request; the gateway builds the same key from a request. */
-export const changelogKey = (grainId: string | null, limit: number) =>
-  grainId ? `/api/changelog?grain_id=${grainId}&limit=${limit}` : `/api/changelog?limit=${limit}`;
 
 export const summaryOf = (g: GrainRecord): GrainSummary => ({
   grain_id: g.grain_id,
@@ -35,8 +29,11 @@ const json = (v: unknown) => JSON.stringify(v);
 
 export function compileBodies(ds: Dataset): Map<string, string> {
   const bodies = new Map<string, string>();
-  bodies.set('/api/grains', json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }));
-  for (const g of ds.grains) bodies.set(`/api/grains/${g.grain_id}`, json({ schema_version: SCHEMA_VERSION, ...g }));
+  bodies.set(
+    GRAIN_LIST_KEY,
+    json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }),
+  );
+  for (const g of ds.grains) bodies.set(grainKey(g.grain_id), json({ schema_version: SCHEMA_VERSION, ...g }));
 
   const sorted = [...ds.changelog].sort(changelogOrder);
   const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];
@@ -45,7 +42,10 @@ export function compileBodies(ds: Dataset): Map<string, string> {
     const serialised = entries.slice(0, CHANGELOG_MAX_LIMIT).map(json);
     for (let limit = 1; limit <= CHANGELOG_MAX_LIMIT; limit++) {
       const page = serialised.slice(0, limit);
-      bodies.set(changelogKey(filter, limit), `{"schema_version":"${SCHEMA_VERSION}","count":${page.length},"entries":[${page.join(',')}]}`);
+      bodies.set(
+        changelogKey(filter, limit),
+        `{"schema_version":"${SCHEMA_VERSION}","count":${page.length},"entries":[${page.join(',')}]}`,
+      );
     }
   }
   const openapi = buildOpenApi(ds);
@@ -67,8 +67,20 @@ const ASSETS: Record<string, string> = {
 /** Example answers for the API reference, taken from this build's own data. */
 function examples(ds: Dataset): Record<string, Example> {
   const curl = (path: string) => `curl -H "X-API-Key: $GRAIN_API_KEY" https://grain.example.net${path}`;
-  const rate = ['X-RateLimit-Limit: 100', 'X-RateLimit-Remaining: 97', 'X-RateLimit-Used: 3', 'X-RateLimit-Reset: 1795352400', 'RateLimit-Policy: "default";q=100;w=3600', 'RateLimit: "default";r=97;t=2710'];
-  const data = ['Content-Type: application/json; charset=utf-8', 'ETag: "…"', 'Cache-Control: private, no-cache', ...rate];
+  const rate = [
+    'X-RateLimit-Limit: 100',
+    'X-RateLimit-Remaining: 97',
+    'X-RateLimit-Used: 3',
+    'X-RateLimit-Reset: 1795352400',
+    'RateLimit-Policy: "default";q=100;w=3600',
+    'RateLimit: "default";r=97;t=2710',
+  ];
+  const data = [
+    'Content-Type: application/json; charset=utf-8',
+    'ETag: "…"',
+    'Cache-Control: private, no-cache',
+    ...rate,
+  ];
   const sample = ds.grains.find((g) => g.grain_id === 'CORN_CW') ?? ds.grains[0]!;
   const sorted = [...ds.changelog].sort(changelogOrder);
   return {
@@ -90,20 +102,38 @@ function examples(ds: Dataset): Record<string, Example> {
       request: curl(`/api/changelog?grain_id=${sample.grain_id}&limit=1`),
       status: 200,
       headers: data,
-      body: { schema_version: SCHEMA_VERSION, count: 1, entries: sorted.filter((e) => e.grain_ids_affected.includes(sample.grain_id)).slice(0, 1) },
+      body: {
+        schema_version: SCHEMA_VERSION,
+        count: 1,
+        entries: sorted.filter((e) => e.grain_ids_affected.includes(sample.grain_id)).slice(0, 1),
+      },
     },
     'POST /api/register': {
       request: `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' https://grain.example.net/api/register`,
       status: 201,
       headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
-      body: { api_key: 'ggt_<32 random characters><6-character checksum>', email: 'you@example.com', schema_version: SCHEMA_VERSION },
+      body: {
+        api_key: 'ggt_<32 random characters><6-character checksum>',
+        email: 'you@example.com',
+        schema_version: SCHEMA_VERSION,
+      },
       note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
     },
-    'GET /api/openapi.json': { request: 'curl https://grain.example.net/api/openapi.json', status: 200, note: 'The OpenAPI 3.1 document this page is made from.' },
+    'GET /api/openapi.json': {
+      request: 'curl https://grain.example.net/api/openapi.json',
+      status: 200,
+      note: 'The OpenAPI 3.1 document this page is made from.',
+    },
     'GET /health': {
       request: 'curl https://grain.example.net/health',
       status: 200,
-      body: { status: 'ok', store: 'ok', dataset_version: sorted[0]?.id ?? 'unreleased', build_id: '…', schema_version: SCHEMA_VERSION },
+      body: {
+        status: 'ok',
+        store: 'ok',
+        dataset_version: sorted[0]?.id ?? 'unreleased',
+        build_id: '…',
+        schema_version: SCHEMA_VERSION,
+      },
     },
   };
 }

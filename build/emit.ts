@@ -2,6 +2,7 @@
 // (most changelog limits give the same bytes), named by their hash.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { type BodyEntry, ENCODINGS, type Encoding, MANIFEST_FILE, type Manifest } from './site-format.ts';
 
 export const CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -12,30 +13,6 @@ export function contentTypeOf(route: string): string {
   if (route.endsWith('.js')) return 'text/javascript; charset=utf-8';
   if (route.endsWith('.svg')) return 'image/svg+xml';
   return CONTENT_TYPE;
-}
-export const ENCODINGS = ['br', 'gzip'] as const;
-export type Encoding = 'identity' | (typeof ENCODINGS)[number];
-
-export interface Variant {
-  file: string;
-  length: number;
-  /** Strong ETag of this representation: each content-coding is a representation of its own. */
-  etag: string;
-}
-export interface BodyEntry {
-  type: string;
-  identity: Variant;
-  br?: Variant;
-  gzip?: Variant;
-}
-export interface Manifest {
-  generated: string;
-  build_id: string;
-  schema_version: string;
-  dataset_version: string;
-  grain_ids: string[];
-  routes: Record<string, string>;
-  bodies: Record<string, BodyEntry>;
 }
 
 export interface EmittedSite {
@@ -50,7 +27,11 @@ const SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' 
 function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer {
   if (encoding === 'br') {
     return brotliCompressSync(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: brotliQuality, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
     });
   }
   if (encoding === 'gzip') return gzipSync(body, { level: 9 });
@@ -75,21 +56,34 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
     const hash = sha(body).slice(0, 32);
     routes[key] = hash;
     if (entries.has(hash)) continue;
-    const entry: BodyEntry = { type: contentTypeOf(key), identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` } };
+    const entry: BodyEntry = {
+      type: contentTypeOf(key),
+      identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` },
+    };
     files.set(entry.identity.file, body);
     for (const enc of ENCODINGS) {
       const bytes = encode(enc, body, quality(key));
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
-      const variant = { file: `bodies/${hash}.json${SUFFIX[enc]}`, length: bytes.length, etag: `"${hash}${SUFFIX[enc]}"` };
+      const variant = {
+        file: `bodies/${hash}.json${SUFFIX[enc]}`,
+        length: bytes.length,
+        etag: `"${hash}${SUFFIX[enc]}"`,
+      };
       entry[enc] = variant;
       files.set(variant.file, bytes);
     }
     entries.set(hash, entry);
   }
   const sortedBodies = Object.fromEntries([...entries.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
-  const content = { schema_version: meta.schema_version, dataset_version: meta.dataset_version, grain_ids: meta.grain_ids, routes, bodies: sortedBodies };
+  const content = {
+    schema_version: meta.schema_version,
+    dataset_version: meta.dataset_version,
+    grain_ids: meta.grain_ids,
+    routes,
+    bodies: sortedBodies,
+  };
   const build_id = sha(JSON.stringify(content)).slice(0, 16);
   const manifest: Manifest = { generated: 'by `npm run build` from dataset/: do not edit', build_id, ...content };
-  files.set('manifest.json', Buffer.from(JSON.stringify(manifest, null, 1) + '\n'));
+  files.set(MANIFEST_FILE, Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`));
   return { manifest, files };
 }

@@ -5,7 +5,12 @@ import { buildSite } from './build-site.ts';
 import { publishSite } from './publish.ts';
 import { formatError } from './validate.ts';
 
-const { values } = parseArgs({ options: { dataset: { type: 'string', default: 'dataset' }, out: { type: 'string', default: process.env.SITE_DIR ?? 'site' } } });
+const { values } = parseArgs({
+  options: {
+    dataset: { type: 'string', default: 'dataset' },
+    out: { type: 'string', default: process.env.SITE_DIR ?? 'site' },
+  },
+});
 const started = performance.now();
 const result = buildSite(resolve(values.dataset!));
 if (!result.ok) {

@@ -2,7 +2,7 @@
 // the text the editor typed, so that errors can point at the cell and decimals come from the source.
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 
 export type Path = (string | number)[];
 
@@ -76,13 +76,15 @@ export function loadDataset(root: string): LoadedDataset {
   const changelog = loadYamlFile(join(root, 'changelog.yaml'), root);
   const ids = (index.data as { grains?: unknown } | undefined)?.grains;
   const grains = Array.isArray(ids)
-    ? ids.filter((id): id is string => typeof id === 'string' && /^[A-Z0-9_]+$/.test(id)).map((id) => {
-        try {
-          return loadYamlFile(join(root, 'grains', `${id}.yaml`), root);
-        } catch {
-          return missingFile(join('grains', `${id}.yaml`));
-        }
-      })
+    ? ids
+        .filter((id): id is string => typeof id === 'string' && /^[A-Z0-9_]+$/.test(id))
+        .map((id) => {
+          try {
+            return loadYamlFile(join(root, 'grains', `${id}.yaml`), root);
+          } catch {
+            return missingFile(join('grains', `${id}.yaml`));
+          }
+        })
     : [];
   return { root, index, changelog, grains };
 }
@@ -93,6 +95,8 @@ function missingFile(file: string): LoadedFile {
     data: undefined,
     locate: () => ({ line: 1, column: 1 }),
     source: () => undefined,
-    syntaxErrors: [{ file, line: 1, column: 1, field: '(file)', message: 'the file named in index.yaml does not exist' }],
+    syntaxErrors: [
+      { file, line: 1, column: 1, field: '(file)', message: 'the file named in index.yaml does not exist' },
+    ],
   };
 }

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the whole API, generated from the same schemas the tests validate
 // bodies against. Statuses and headers follow decisions.md §2–§4.
-import { responseSchemas } from './schema/responses.ts';
+import { componentsOf, responseSchemas } from './schema/responses.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -21,9 +21,24 @@ const rateHeaders = {
 };
 const dataHeaders = { ETag: header('strong validator of this representation', 'string'), ...rateHeaders };
 
+const keyInUrl = 'an API key in the URL (keys are accepted only in X-API-Key; replace such a key)';
+/** UPSTREAM_URL mode: the bodies come from a static origin. */
+const upstream = {
+  '502': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies failed'),
+  '504': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies did not answer in time'),
+};
+const storeDown = {
+  ...jsonBody('Error', 'REDIS_URL mode: the key store is unavailable and this key was not verified recently'),
+  headers: { 'Retry-After': header('seconds to wait') },
+};
 const errors = {
   '401': jsonBody('Error', 'missing, malformed, unknown or revoked X-API-Key; register at POST /api/register'),
-  '429': { ...jsonBody('Error', 'hourly limit reached'), headers: { 'Retry-After': header('seconds until the window resets (at least 1)'), ...rateHeaders } },
+  '429': {
+    ...jsonBody('Error', 'hourly limit reached'),
+    headers: { 'Retry-After': header('seconds until the window resets (at least 1)'), ...rateHeaders },
+  },
+  ...upstream,
+  '503': storeDown,
 };
 
 function dataOperation(summary: string, schema: string, extra: Record<string, unknown> = {}) {
@@ -35,6 +50,7 @@ function dataOperation(summary: string, schema: string, extra: Record<string, un
     responses: {
       '200': { ...jsonBody(schema, 'the data'), headers: dataHeaders },
       '304': { description: 'not modified: the ETag sent in If-None-Match is current (not counted against the limit)' },
+      '400': jsonBody('Error', keyInUrl),
       ...(extra.responses as object | undefined),
       ...errors,
     },
@@ -54,7 +70,7 @@ export function buildOpenApi(ds: Dataset) {
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      schemas: responseSchemas,
+      schemas: componentsOf(responseSchemas),
     },
     paths: {
       '/api/register': {
@@ -63,11 +79,17 @@ export function buildOpenApi(ds: Dataset) {
           requestBody: { required: true, content: { 'application/json': { schema: ref('RegistrationRequest') } } },
           responses: {
             '201': jsonBody('Registration', 'the new key, shown only this once'),
-            '400': jsonBody('Error', 'the body is not a JSON object with a valid e-mail address'),
+            '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
             '413': jsonBody('Error', 'the body is larger than 1 KiB'),
             '415': jsonBody('Error', 'the body is not application/json'),
-            '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: { 'Retry-After': header('seconds until the window resets') } },
-            '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: { 'Retry-After': header('seconds to wait') } },
+            '429': {
+              ...jsonBody('Error', 'too many registrations from this address'),
+              headers: { 'Retry-After': header('seconds until the window resets') },
+            },
+            '503': {
+              ...jsonBody('Error', 'the key store is unavailable'),
+              headers: { 'Retry-After': header('seconds to wait') },
+            },
           },
         },
       },
@@ -75,7 +97,13 @@ export function buildOpenApi(ds: Dataset) {
       '/api/grains/{grain_id}': {
         get: dataOperation('One grain class with all its factor groups, factors and thresholds', 'GrainRecord', {
           parameters: [
-            { name: 'grain_id', in: 'path', required: true, description: 'matched case-insensitively', schema: { type: 'string', examples: ids } },
+            {
+              name: 'grain_id',
+              in: 'path',
+              required: true,
+              description: 'matched case-insensitively',
+              schema: { type: 'string', examples: ids },
+            },
             { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
           ],
           responses: { '404': jsonBody('Error', 'unknown grain id; see GET /api/grains') },
@@ -84,18 +112,47 @@ export function buildOpenApi(ds: Dataset) {
       '/api/changelog': {
         get: dataOperation('Dataset updates, newest first (effective_date, then created_at descending)', 'Changelog', {
           parameters: [
-            { name: 'grain_id', in: 'query', required: false, description: 'keep entries affecting this class (case-insensitive)', schema: { type: 'string', examples: ids } },
-            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            {
+              name: 'grain_id',
+              in: 'query',
+              required: false,
+              description: 'keep entries affecting this class (case-insensitive)',
+              schema: { type: 'string', examples: ids },
+            },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            },
             { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
           ],
           responses: {
-            '400': jsonBody('Error', 'limit is not an integer from 1 to 100, or a parameter is repeated'),
+            '400': jsonBody('Error', `limit is not an integer from 1 to 100, a parameter is repeated, or ${keyInUrl}`),
             '404': jsonBody('Error', 'unknown grain_id; see GET /api/grains'),
           },
         }),
       },
-      '/api/openapi.json': { get: { summary: 'This document (no key needed)', responses: { '200': { description: 'OpenAPI 3.1 document' } } } },
-      '/health': { get: { summary: 'Liveness and the dataset version being served (no key needed)', responses: { '200': jsonBody('Health', 'serving'), '503': jsonBody('Health', 'degraded') } } },
+      '/api/openapi.json': {
+        get: {
+          summary: 'This document (no key needed)',
+          responses: {
+            '200': { description: 'OpenAPI 3.1 document' },
+            '304': { description: 'not modified: the ETag sent in If-None-Match is current' },
+            '400': jsonBody('Error', keyInUrl),
+            ...upstream,
+          },
+        },
+      },
+      '/health': {
+        get: {
+          summary: 'Liveness and the dataset version being served (no key needed)',
+          responses: {
+            '200': jsonBody('Health', 'serving; status "degraded" while the key store is unavailable'),
+            '400': jsonBody('Error', keyInUrl),
+          },
+        },
+      },
     },
   };
 }

@@ -1,11 +1,23 @@
 // Publishes a build atomically: the build is written beside the live one under a temporary name,
 // flushed, renamed into builds/<build_id>, and only then does current.json (replaced by rename)
 // point at it. A reader never sees half a build; a crash leaves the previous build serving.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EmittedSite } from './emit.ts';
+import { BUILDS_DIR, MANIFEST_FILE, POINTER_FILE, type Pointer, parsePointer, pointerFor } from './site-format.ts';
 
-export const POINTER = 'current.json';
 const KEEP_BUILDS = 3;
 
 function writeDurably(path: string, bytes: Buffer | string) {
@@ -28,14 +40,10 @@ function fsyncDir(path: string) {
   }
 }
 
-export interface Pointer {
-  build_id: string;
-  dir: string;
-}
-
+/** The live build's pointer, or null when none is published (or it cannot be read). */
 export function readPointer(outDir: string): Pointer | null {
   try {
-    return JSON.parse(readFileSync(join(outDir, POINTER), 'utf8')) as Pointer;
+    return parsePointer(readFileSync(join(outDir, POINTER_FILE), 'utf8'));
   } catch {
     return null;
   }
@@ -43,10 +51,10 @@ export function readPointer(outDir: string): Pointer | null {
 
 export function publishSite(outDir: string, site: EmittedSite): { dir: string; reused: boolean } {
   const id = site.manifest.build_id;
-  const builds = join(outDir, 'builds');
+  const builds = join(outDir, BUILDS_DIR);
   const final = join(builds, id);
   mkdirSync(builds, { recursive: true });
-  const reused = existsSync(join(final, 'manifest.json'));
+  const reused = existsSync(join(final, MANIFEST_FILE));
   if (!reused) {
     const tmp = join(builds, `.tmp-${id}-${process.pid}-${Date.now()}`);
     for (const [rel, bytes] of site.files) {
@@ -60,10 +68,10 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
     renameSync(tmp, final);
     fsyncDir(builds);
   }
-  const pointer: Pointer = { build_id: id, dir: `builds/${id}` };
-  const tmpPointer = join(outDir, `.${POINTER}.${process.pid}.tmp`);
-  writeDurably(tmpPointer, JSON.stringify(pointer) + '\n');
-  renameSync(tmpPointer, join(outDir, POINTER));
+  const pointer = pointerFor(id);
+  const tmpPointer = join(outDir, `.${POINTER_FILE}.${process.pid}.tmp`);
+  writeDurably(tmpPointer, `${JSON.stringify(pointer)}\n`);
+  renameSync(tmpPointer, join(outDir, POINTER_FILE));
   fsyncDir(outDir);
   prune(builds, id);
   return { dir: final, reused };

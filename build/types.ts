@@ -1,85 +1,28 @@
-// Shapes of the published JSON (interface.md "Resources and their fields", decisions.md §1).
-// The JSON Schemas in schema/responses.ts describe the same shapes for ajv and the OpenAPI document.
+// The published shapes as TypeScript types, derived from their JSON Schemas (schema/responses.ts)
+// and the editors' file format from its schema (schema/source.ts): each shape is written once, as
+// a schema, and json-schema-to-ts computes the type from it at compile time (no code at run time).
+import type { FromSchema } from 'json-schema-to-ts';
+import type { responseSchemas } from './schema/responses.ts';
+import type { grainFileSchema } from './schema/source.ts';
 
 export const SCHEMA_VERSION = '1.0';
 
-export type ValueType = 'numeric' | 'no_limit' | 'not_applicable' | 'qualitative' | 'qualitative_judgment';
-export type Direction = 'maximum' | 'minimum' | 'qualitative';
-export type Region = 'western' | 'eastern';
+type Response<K extends keyof typeof responseSchemas> = FromSchema<(typeof responseSchemas)[K]>;
 
-export interface Threshold {
-  value_type: ValueType;
-  value: number | string | null;
-  value_alt: number | null;
-  threshold_note: string | null;
-  decimals: number | null;
-}
+export type Threshold = Response<'Threshold'>;
+export type ValueType = Threshold['value_type'];
+export type FallthroughCondition = Response<'FallthroughCondition'>;
+export type Factor = Response<'Factor'>;
+export type Direction = Factor['threshold_direction'];
+export type FactorGroup = Response<'FactorGroup'>;
+export type GradeFloorRule = Response<'GradeFloorRule'>;
+export type VarietyTrack = Response<'VarietyTrack'>;
+export type GrainSummary = Response<'GrainSummary'>;
+export type Region = NonNullable<GrainSummary['region']>;
+/** A grain record as compiled; the body adds schema_version in front. */
+export type GrainRecord = Omit<Response<'GrainRecord'>, 'schema_version'>;
+export type ChangelogEntry = Response<'ChangelogEntry'>;
 
-export interface FallthroughCondition {
-  condition: string;
-  region: Region | null;
-  grade: string;
-}
-
-export interface Factor {
-  factor_id: string;
-  factor_label: string;
-  unit: string;
-  unit_alt: string | null;
-  threshold_direction: Direction;
-  is_aggregate: boolean;
-  aggregates: string[] | null;
-  footnote_ref: string | null;
-  thresholds: Record<string, Threshold>;
-  fallthrough: string | null;
-  fallthrough_conditions: FallthroughCondition[] | null;
-}
-
-export interface FactorGroup {
-  group_id: string;
-  group_label: string;
-  factors: Factor[];
-}
-
-export interface GradeFloorRule {
-  account: string;
-  floor_grade: string;
-  note: string;
-}
-
-export interface VarietyTrack {
-  track_id: string;
-  grades: string[];
-}
-
-export interface GrainSummary {
-  grain_id: string;
-  grain_name: string;
-  kind: 'wheat' | 'cereal' | 'oilseed' | 'pulse';
-  region: Region | null;
-  use_class: 'general_purpose' | 'malting' | 'food' | null;
-  effective_crop_year: string;
-  coverage_status: 'complete' | 'partial';
-  grades: string[];
-}
-
-export interface GrainRecord extends GrainSummary {
-  variety_tracks: VarietyTrack[] | null;
-  colour_modifier: boolean;
-  size_modifier: boolean;
-  source_url: string;
-  last_scraped: string;
-  fallthrough_label: string;
-  grade_floor_rules: GradeFloorRule[];
-  factor_groups: FactorGroup[];
-  footnotes: Record<string, string>;
-}
-
-export interface ChangelogEntry {
-  id: string;
-  crop_year: string;
-  effective_date: string;
-  grain_ids_affected: string[];
-  summary: string;
-  created_at: string;
-}
+/** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */
+export type SourceGrain = FromSchema<typeof grainFileSchema>;
+export type SourceFactor = SourceGrain['factor_groups'][number]['factors'][number];

@@ -3,10 +3,9 @@
 // are none (issue 2: nothing is published when any error exists).
 import { Ajv, type ErrorObject } from 'ajv';
 import { readCell } from './cells.ts';
-import { fieldName, type DatasetError, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
+import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { changelogFileSchema, grainFileSchema, indexFileSchema } from './schema/source.ts';
-import type { SourceGrain } from './import/draft.ts';
-import type { ChangelogEntry, Factor, GrainRecord, Threshold } from './types.ts';
+import type { ChangelogEntry, Factor, GrainRecord, SourceGrain, Threshold } from './types.ts';
 
 export interface Dataset {
   grains: GrainRecord[];
@@ -20,7 +19,10 @@ const checkIndex = ajv.compile(indexFileSchema);
 
 /** ajv's error in words an editor understands, located at the offending field. */
 function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
-  const path: Path = e.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
+  const path: Path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
   let message: string;
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -63,13 +65,22 @@ function monotonicProblem(f: Factor, ladders: string[][]): string | null {
     let prev: { grade: string; v: number } | null = null;
     for (const grade of ladder) {
       const t = f.thresholds[grade]!;
-      const v = t.value_type === 'numeric' ? (t.value as number) : t.value_type === 'no_limit' ? (f.threshold_direction === 'minimum' ? -Infinity : Infinity) : null;
+      const v =
+        t.value_type === 'numeric'
+          ? (t.value as number)
+          : t.value_type === 'no_limit'
+            ? f.threshold_direction === 'minimum'
+              ? -Infinity
+              : Infinity
+            : null;
       if (v === null) continue;
       if (prev) {
         const stricter = f.threshold_direction === 'maximum' ? v < prev.v : v > prev.v;
         if (stricter) {
-          return `the ${f.threshold_direction} for "${grade}" (${fmt(t)}) is stricter than for the higher grade "${prev.grade}"; ` +
-            'check the transcription, or give the row a monotonic_waiver with the reason';
+          return (
+            `the ${f.threshold_direction} for "${grade}" (${fmt(t)}) is stricter than for the higher grade "${prev.grade}"; ` +
+            'check the transcription, or give the row a monotonic_waiver with the reason'
+          );
         }
       }
       prev = { grade, v };
@@ -88,15 +99,18 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
   if (src.variety_tracks) {
     const seen = src.variety_tracks.flatMap((t) => t.grades);
     for (const [i, t] of src.variety_tracks.entries()) {
-      for (const [j, g] of t.grades.entries()) if (!grades.includes(g)) err(['variety_tracks', i, 'grades', j], `"${g}" is not one of the grades`);
+      for (const [j, g] of t.grades.entries())
+        if (!grades.includes(g)) err(['variety_tracks', i, 'grades', j], `"${g}" is not one of the grades`);
     }
     for (const g of grades) {
       const n = seen.filter((x) => x === g).length;
-      if (n !== 1) err(['variety_tracks'], `the tracks must share out the grades, each exactly once; "${g}" is in ${n}`);
+      if (n !== 1)
+        err(['variety_tracks'], `the tracks must share out the grades, each exactly once; "${g}" is in ${n}`);
     }
   }
   for (const [i, r] of (src.grade_floor_rules ?? []).entries()) {
-    if (!grades.includes(r.floor_grade)) err(['grade_floor_rules', i, 'floor_grade'], `"${r.floor_grade}" is not one of the grades`);
+    if (!grades.includes(r.floor_grade))
+      err(['grade_floor_rules', i, 'floor_grade'], `"${r.floor_grade}" is not one of the grades`);
   }
   const groupIds = new Set<string>();
   const factorIds = new Set<string>();
@@ -106,13 +120,17 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     const siblings = new Set(g.factors.map((f) => f.factor_id));
     const factors = g.factors.map((f, fi): Factor => {
       const at = (...p: Path): Path => ['factor_groups', gi, 'factors', fi, ...p];
-      if (factorIds.has(f.factor_id)) err(at('factor_id'), `the factor id "${f.factor_id}" is used twice in this grain`);
+      if (factorIds.has(f.factor_id))
+        err(at('factor_id'), `the factor id "${f.factor_id}" is used twice in this grain`);
       factorIds.add(f.factor_id);
       const direction = f.threshold_direction ?? 'maximum';
       const unit = f.unit ?? (direction === 'qualitative' ? '' : '%');
       if (direction === 'qualitative' && unit) err(at('unit'), 'a qualitative factor has no unit');
       if (f.thresholds.length !== grades.length) {
-        err(at('thresholds'), `has ${f.thresholds.length} cells but the grain has ${grades.length} grades (${grades.join(', ')})`);
+        err(
+          at('thresholds'),
+          `has ${f.thresholds.length} cells but the grain has ${grades.length} grades (${grades.join(', ')})`,
+        );
       }
       const thresholds: Record<string, Threshold> = {};
       f.thresholds.forEach((raw, k) => {
@@ -121,7 +139,8 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
           hasAltUnit: Boolean(f.unit_alt),
           source: (sub) => file.source([...at('thresholds', k), ...sub]),
         });
-        if ('error' in cell) err([...at('thresholds', k), ...(cell.at ?? [])], `${grades[k] ?? `cell ${k + 1}`}: ${cell.error}`);
+        if ('error' in cell)
+          err([...at('thresholds', k), ...(cell.at ?? [])], `${grades[k] ?? `cell ${k + 1}`}: ${cell.error}`);
         else if (grades[k] !== undefined) thresholds[grades[k]!] = cell.ok;
       });
       for (const [k, a] of (f.aggregates ?? []).entries()) {
@@ -150,12 +169,21 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
         footnote_ref: f.footnote_ref ?? null,
         thresholds,
         fallthrough: f.fallthrough ?? null,
-        fallthrough_conditions: f.fallthrough_conditions?.map((c) => ({ condition: c.condition, region: (c.region ?? null) as never, grade: c.grade })) ?? null,
+        fallthrough_conditions:
+          f.fallthrough_conditions?.map((c) => ({
+            condition: c.condition,
+            region: (c.region ?? null) as never,
+            grade: c.grade,
+          })) ?? null,
       };
       if (direction !== 'qualitative' && Object.keys(thresholds).length === grades.length) {
         const problem = monotonicProblem(factor, ladders);
         if (problem && !f.monotonic_waiver) err(at('thresholds'), problem);
-        if (!problem && f.monotonic_waiver) err(at('monotonic_waiver'), 'the row never gets stricter at a lower grade, so the waiver is not needed; remove it');
+        if (!problem && f.monotonic_waiver)
+          err(
+            at('monotonic_waiver'),
+            'the row never gets stricter at a lower grade, so the waiver is not needed; remove it',
+          );
       } else if (f.monotonic_waiver) {
         err(at('monotonic_waiver'), 'only a numeric row can be waived');
       }
@@ -189,14 +217,16 @@ export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; r
   // record: present once the schema holds; publish it only when errors is empty.
   const errors = schemaErrors(file, checkGrain);
   if (errors.length) return { errors };
-  const err = (path: Path, message: string) => errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const err = (path: Path, message: string) =>
+    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
   // The record is returned even with cross-check errors, so check-authority can compare it.
   return { errors, record: toRecord(file, file.data as SourceGrain, err) };
 }
 
 export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; dataset?: Dataset } {
   const errors: DatasetError[] = [];
-  const at = (file: LoadedFile, path: Path, message: string) => errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const at = (file: LoadedFile, path: Path, message: string) =>
+    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
 
   errors.push(...schemaErrors(ds.index, checkIndex));
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
@@ -210,20 +240,24 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
     errors.push(...e);
     if (record && !e.length) {
       const expected = file.file.replace(/^.*\//, '').replace(/\.yaml$/, '');
-      if (record.grain_id !== expected) at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
+      if (record.grain_id !== expected)
+        at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
       grains.push(record);
     }
   }
 
   const clErrors = schemaErrors(ds.changelog, checkChangelog);
   errors.push(...clErrors);
-  const changelog: ChangelogEntry[] = clErrors.length ? [] : (ds.changelog.data as { entries: ChangelogEntry[] }).entries;
+  const changelog: ChangelogEntry[] = clErrors.length
+    ? []
+    : (ds.changelog.data as { entries: ChangelogEntry[] }).entries;
   const seen = new Set<string>();
   changelog.forEach((c, i) => {
     if (seen.has(c.id)) at(ds.changelog, ['entries', i, 'id'], `the id "${c.id}" is used twice`);
     seen.add(c.id);
     c.grain_ids_affected.forEach((g, k) => {
-      if (!ids.includes(g)) at(ds.changelog, ['entries', i, 'grain_ids_affected', k], `"${g}" is not a grain in index.yaml`);
+      if (!ids.includes(g))
+        at(ds.changelog, ['entries', i, 'grain_ids_affected', k], `"${g}" is not a grain in index.yaml`);
     });
     if (Number.isNaN(Date.parse(c.created_at)) || Number.isNaN(Date.parse(c.effective_date))) {
       at(ds.changelog, ['entries', i], 'a date that does not exist');

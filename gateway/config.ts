@@ -51,7 +51,8 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
 
 function prefix(raw: string | undefined): string {
   if (raw === undefined || raw === '') return 'gg:';
-  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . -, not "${raw}"`);
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw))
+    throw new ConfigError(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . -, not "${raw}"`);
   return raw;
 }
 
@@ -60,11 +61,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
   let trustProxy = 0;
   if (trust !== undefined && trust !== '') {
     if (trust === 'false') trustProxy = 0;
-    else if (trust === 'true') throw new ConfigError('TRUST_PROXY must be the number of proxies in front of the gateway (e.g. 1 for a CDN), not "true"');
+    else if (trust === 'true')
+      throw new ConfigError(
+        'TRUST_PROXY must be the number of proxies in front of the gateway (e.g. 1 for a CDN), not "true"',
+      );
     else trustProxy = integer(env, 'TRUST_PROXY', 0, 0, 10);
   }
   const host = env.HOST === undefined || env.HOST === '' ? undefined : env.HOST;
-  if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError(`HOST must be an address or host name, not "${host}"`);
+  if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host))
+    throw new ConfigError(`HOST must be an address or host name, not "${host}"`);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,

@@ -1,49 +1,94 @@
-// One error type: a status and a sentence a person can act on (decisions.md §4). Expected errors
-// become JSON responses; anything else is logged and answered with a plain 500 with nothing inside.
+// One error type and the catalogue of every error the gateway answers: each status and sentence is
+// written here once (decisions.md §4: `{error, status, schema_version}`, a sentence a person can
+// act on). Expected errors become these responses; anything else is logged and answered with the
+// plain 500 below, with nothing inside. test/error-catalogue.test.ts holds the catalogue against
+// the OpenAPI document.
 
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
 }
 
+const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
+
+export const ERRORS = {
+  // Keys and limits (decisions.md §3)
+  missingKey: new HttpError(
+    401,
+    'An API key is required: send it in the X-API-Key header. Get a free key with POST /api/register.',
+  ),
+  invalidKey: new HttpError(
+    401,
+    'The API key is not valid (unknown, mistyped or replaced). Register again with POST /api/register to get a new key.',
+  ),
+  keyInQuery: new HttpError(
+    400,
+    'API keys are never accepted in the URL. Send the key in the X-API-Key header, and replace this key: ' +
+      'it may have been logged along the way.',
+  ),
+  rateLimited: new HttpError(
+    429,
+    'Hourly request limit reached for this account. Retry after the number of seconds in Retry-After.',
+  ),
+  // Paths and queries (decisions.md §4)
+  unknownGrain: new HttpError(404, 'Grain id not found. GET /api/grains lists the available grain ids.'),
+  notFound: new HttpError(404, 'Not found. The API is described at GET /api/openapi.json.'),
+  badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
+  repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
+  badQuery: new HttpError(400, 'The query string is not valid percent-encoding.'),
+  notAllowedGet: methodNotAllowed('GET, HEAD'),
+  notAllowedPost: methodNotAllowed('POST'),
+  // Registration (decisions.md §2)
+  registerLimited: new HttpError(
+    429,
+    'Too many registrations from this address. Retry after the number of seconds in Retry-After.',
+  ),
+  unsupportedType: new HttpError(415, 'Send the registration as JSON, with Content-Type: application/json.'),
+  tooLarge: new HttpError(413, 'The request body is larger than 1 KiB.'),
+  badJson: new HttpError(
+    400,
+    'The body must be a JSON object with an "email" string, e.g. {"email": "you@example.com"}.',
+  ),
+  badEmail: new HttpError(
+    400,
+    'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
+  ),
+  // The gateway's own dependencies (decisions.md §5, UPSTREAM_URL)
+  storeUnavailable: new HttpError(
+    503,
+    'The key store is unavailable for the moment. Retry after the number of seconds in Retry-After.',
+    { 'Retry-After': '5' },
+  ),
+  upstreamFailed: new HttpError(502, 'The origin that holds the data did not answer correctly. Retry in a moment.'),
+  upstreamTimeout: new HttpError(504, 'The origin that holds the data did not answer in time. Retry in a moment.'),
+  internal: new HttpError(500, 'Internal error.'),
+  // What never becomes a request: written straight to the socket by server.ts
+  badHttp: new HttpError(400, 'The request is not valid HTTP.'),
+  headersTooLarge: new HttpError(431, 'The request headers are larger than 16 KiB.'),
+  requestTimeout: new HttpError(408, 'The request took too long to arrive.'),
+  connectNotAllowed: new HttpError(405, 'Method not allowed.'),
+} as const;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** The sentences by name (tests and docs quote them). */
+export const MESSAGES = Object.fromEntries(Object.entries(ERRORS).map(([name, e]) => [name, e.message])) as {
+  readonly [K in ErrorName]: string;
+};
+
 export const errorBody = (status: number, message: string) =>
   Buffer.from(JSON.stringify({ error: message, status, schema_version: '1.0' }));
 
-/** The sentences, in one place: tests and the README quote them. */
-export const MESSAGES = {
-  missingKey: 'An API key is required: send it in the X-API-Key header. Get a free key with POST /api/register.',
-  invalidKey: 'The API key is not valid (unknown, mistyped or replaced). Register again with POST /api/register to get a new key.',
-  keyInQuery: 'API keys are never accepted in the URL. Send the key in the X-API-Key header, and replace this key: it may have been logged along the way.',
-  unknownGrain: 'Grain id not found. GET /api/grains lists the available grain ids.',
-  notFound: 'Not found. The API is described at GET /api/openapi.json.',
-  badLimit: 'limit must be a whole number from 1 to 100.',
-  repeatedParam: 'A query parameter is repeated; send each parameter once.',
-  badQuery: 'The query string is not valid percent-encoding.',
-  rateLimited: 'Hourly request limit reached for this account. Retry after the number of seconds in Retry-After.',
-  registerLimited: 'Too many registrations from this address. Retry after the number of seconds in Retry-After.',
-  unsupportedType: 'Send the registration as JSON, with Content-Type: application/json.',
-  tooLarge: 'The request body is larger than 1 KiB.',
-  badJson: 'The body must be a JSON object with an "email" string, e.g. {"email": "you@example.com"}.',
-  badEmail: 'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
-  storeUnavailable: 'The key store is unavailable for the moment. Retry after the number of seconds in Retry-After.',
-  upstreamFailed: 'The origin that holds the data did not answer correctly. Retry in a moment.',
-  upstreamTimeout: 'The origin that holds the data did not answer in time. Retry in a moment.',
-  internal: 'Internal error.',
-} as const;
-
-/** Shared by the router and the app: an unknown path, or a public file that is not in the build. */
-export const NOT_FOUND = new HttpError(404, MESSAGES.notFound);
-
 /** An error answer written straight to a socket, for what never becomes a request (bad HTTP, CONNECT). */
-export function rawErrorResponse(status: number, statusText: string, message: string): string {
-  const body = errorBody(status, message);
+export function rawErrorResponse(err: HttpError, statusText: string): string {
+  const body = errorBody(err.status, err.message);
   return (
-    `HTTP/1.1 ${status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${err.status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`
   );
 }

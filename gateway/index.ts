@@ -2,10 +2,11 @@
 // the gateway until SIGTERM or SIGINT, which drain in-flight requests and save the hourly windows.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config.ts';
+import { POINTER_FILE } from '../build/site-format.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { startGateway } from './server.ts';
 
-let config;
+let config: Readonly<Config>;
 try {
   config = loadConfig(process.env);
 } catch (err) {
@@ -14,10 +15,10 @@ try {
   process.exit(1);
 }
 
-if (!existsSync(join(config.siteDir, 'current.json'))) {
+if (!existsSync(join(config.siteDir, POINTER_FILE))) {
   // The build (YAML, ajv and its compiled schemas) is loaded only here: a gateway serving a
-  // published build never holds it (measured under npm start: idle RSS 108 → 93 MiB, with the
-  // Redis and proxy modules also loaded only in their modes).
+  // published build never holds it, nor its memory, as the Redis and proxy modules are loaded only
+  // in their modes (docs/performance.md: the measurements behind the code).
   const [{ buildSite }, { publishSite }, { formatError }] = await Promise.all([
     import('../build/build-site.ts'),
     import('../build/publish.ts'),

@@ -4,8 +4,8 @@
 //
 // The check runs on every request that carries an unknown key (a flood of made-up keys is the
 // cheapest attack there is), so it is one pass over the characters with table lookups: no regex,
-// no native call, nothing allocated. zlib.crc32 on the 32-character body cost 163 ns in a loop
-// and ~0.6 µs a request in the server; this loop costs a fraction of that.
+// no native call, nothing allocated; zlib.crc32 on so short an input costs more in the call than
+// in the sum (docs/performance.md: the measurements behind the code).
 import * as crypto from 'node:crypto';
 
 export const KEY_PREFIX = 'ggt_';
@@ -69,8 +69,8 @@ export function isWellFormedKey(key: string): boolean {
 
 /**
  * SHA-256 of the key as a 32-character binary string ('binary', i.e. latin1: one character a byte). A string and
- * not a Buffer because every Buffer from crypto.hash is a fresh ArrayBuffer: measured in a loop,
- * 405 ns against 1,025 ns, and ~3 µs a request in the server during a flood of unknown keys. The
+ * not a Buffer because every Buffer from crypto.hash is a fresh ArrayBuffer, which costs more than the
+ * hash itself in a flood of unknown keys (docs/performance.md: the measurements behind the code). The
  * stores turn it into bytes or hex only where they write or query (digestBytes, digestHex).
  */
 export const hashKey: (key: string) => string =

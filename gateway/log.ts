@@ -29,7 +29,8 @@ function methodAndPath(method: string, url: string): Buffer {
   if (path.length > 512 || path.includes('ggt_')) return part;
   if (!byPath) {
     if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
-    methodPaths.set(method, (byPath = new Map()));
+    byPath = new Map();
+    methodPaths.set(method, byPath);
   }
   if (byPath.size >= MAX_KEPT_PATHS) byPath.clear();
   byPath.set(path, part);
@@ -62,7 +63,7 @@ export interface LogOutput {
    * Takes a chunk of whole lines (UTF-8) and may keep it: the logger never writes into a chunk it
    * handed over. false means the output is backed up (a stream over its buffer).
    */
-  write(chunk: Buffer): boolean | void;
+  write(chunk: Buffer): boolean | undefined;
   /** Calls back once a backed-up output has room again. */
   onDrain?(resume: () => void): void;
 }
@@ -75,16 +76,20 @@ const CHUNK_BYTES = 64 * 1024;
 /**
  * `out` receives chunks of lines. Each line is encoded into the current chunk as it is made, so
  * no line lives on as a JS string: held as strings until the next write (up to 100 ms), they
- * outlived young-generation collections at 20,000 lines a second and were copied to the old one
- * (measured: the log cost ~4 µs a request in the server, against ~0.4 µs in a loop).
+ * outlived young-generation collections at high request rates and were copied to the old one
+ * (docs/performance.md: the measurements behind the code).
  *
  * When the output says it is backed up (a log reader slower than the requests), chunks wait, up
  * to 1 MiB, and further lines are dropped and counted in a `log_dropped` line once it drains:
- * memory stays bounded whatever reads the log (measured: with a starved reader on the pipe, RSS
- * grew past 450 MiB in 13 s of a 401 flood before this).
+ * memory stays bounded whatever reads the log (a starved reader on the pipe grew RSS without bound
+ * before this).
  */
-export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: () => number = Date.now, flushMs = 100) {
-  const output: LogOutput = typeof out === 'function' ? { write: out } : out;
+export function createLogger(
+  out: LogOutput | ((chunk: Buffer) => void),
+  clock: () => number = Date.now,
+  flushMs = 100,
+) {
+  const output: LogOutput = typeof out === 'function' ? { write: (c) => void out(c) } : out;
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;
   /** Filled chunks not yet written (the output is backed up), and their bytes. */
@@ -129,7 +134,8 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
     if (ms !== lastMs) {
       lastMs = ms;
       lastIso = new Date(ms).toISOString();
-      if (lastIso.length + 11 !== timePart.length) timePart = ascii(`{"time":"${lastIso}",`); // a year past 9999
+      if (lastIso.length + 11 !== timePart.length)
+        timePart = ascii(`{"time":"${lastIso}",`); // a year past 9999
       else for (let i = 0; i < lastIso.length; i++) timePart[9 + i] = lastIso.charCodeAt(i);
     }
     return lastIso;
@@ -162,7 +168,7 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   };
   // a function declaration: flush (above) reports drops through it
   function log(fields: Record<string, unknown>) {
-    push(JSON.stringify({ time: time(), ...fields }) + '\n');
+    push(`${JSON.stringify({ time: time(), ...fields })}\n`);
   }
   const bytes = (b: Uint8Array) => {
     chunk.set(b, used);
@@ -180,8 +186,7 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   };
   /**
    * The per-request line, written as bytes into the chunk: cached parts, digits, nothing allocated
-   * (measured in a loop: 263 ns against 490 ns for the same line built as a string and encoded;
-   * in the server the string's parts and its encoding cost several times that). `url` is the
+   * (cheaper than the same line built as a string and encoded (docs/performance.md: the measurements behind the code)). `url` is the
    * request's as received: only its path is logged, key-shaped text masked (safePath). `ms` is
    * rounded to hundredths and written as JSON.stringify would write that number. `now` is the
    * request's time, when the caller has it (one clock read a request).
@@ -189,8 +194,15 @@ export function createLogger(out: LogOutput | ((chunk: Buffer) => void), clock: 
   const request = (method: string, url: string, status: number, ms: number, account: string | null, now = clock()) => {
     const part = methodAndPath(method, url);
     const hundredths = Math.round(ms * 100);
-    if ((backedUp && heldBytes + used >= MAX_HELD_BYTES) || !(hundredths >= 0 && hundredths < 1e15) || (account !== null && !isDecimal(account)) || !(status >= 100 && status <= 999)) {
-      push(`{"time":"${time(now)}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`);
+    if (
+      (backedUp && heldBytes + used >= MAX_HELD_BYTES) ||
+      !(hundredths >= 0 && hundredths < 1e15) ||
+      (account !== null && !isDecimal(account)) ||
+      !(status >= 100 && status <= 999)
+    ) {
+      push(
+        `{"time":"${time(now)}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`,
+      );
       return;
     }
     time(now);

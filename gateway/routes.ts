@@ -1,7 +1,7 @@
 // Request line → what to do: which endpoint, and for data endpoints the key of the precomputed
 // body (the same canonical key the build wrote), or the error to give. No I/O here.
-import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/compile.ts';
-import { HttpError, MESSAGES, NOT_FOUND } from './errors.ts';
+import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/site-format.ts';
+import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource, Site } from './site.ts';
 
 export type Endpoint = 'register' | 'health' | 'public' | 'data';
@@ -14,16 +14,6 @@ export type Routed =
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
   | { endpoint: 'data'; key: string; error?: undefined; resource?: Resource }
   | { endpoint: 'data'; key?: undefined; error: HttpError; resource?: undefined };
-
-const GET_HEAD = 'GET, HEAD';
-const keyInUrl = new HttpError(400, MESSAGES.keyInQuery);
-const badLimit = new HttpError(400, MESSAGES.badLimit);
-const repeated = new HttpError(400, MESSAGES.repeatedParam);
-const badQuery = new HttpError(400, MESSAGES.badQuery);
-const unknownGrain = new HttpError(404, MESSAGES.unknownGrain);
-const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
-const NOT_ALLOWED_GET = methodNotAllowed(GET_HEAD);
-const NOT_ALLOWED_POST = methodNotAllowed('POST');
 
 /** Query parameter names that would carry a key in the URL (refused, never echoed). */
 const KEY_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key', 'token', 'access_token']);
@@ -48,19 +38,19 @@ function changelog(query: string, site: Site): Routed {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
-    if (name === null || value === null) return { endpoint: 'data', error: badQuery };
+    if (name === null || value === null) return { endpoint: 'data', error: ERRORS.badQuery };
     if (name === 'grain_id') {
-      if (seenGrain) return { endpoint: 'data', error: repeated };
+      if (seenGrain) return { endpoint: 'data', error: ERRORS.repeatedParam };
       seenGrain = true;
       const id = GRAIN_ID.test(value) ? site.grainIds.get(value.toUpperCase()) : undefined;
-      if (!id) return { endpoint: 'data', error: unknownGrain };
+      if (!id) return { endpoint: 'data', error: ERRORS.unknownGrain };
       grainId = id;
     } else if (name === 'limit') {
-      if (seenLimit) return { endpoint: 'data', error: repeated };
+      if (seenLimit) return { endpoint: 'data', error: ERRORS.repeatedParam };
       seenLimit = true;
-      if (!/^\d{1,3}$/.test(value)) return { endpoint: 'data', error: badLimit };
+      if (!/^\d{1,3}$/.test(value)) return { endpoint: 'data', error: ERRORS.badLimit };
       limit = Number(value);
-      if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { endpoint: 'data', error: badLimit };
+      if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { endpoint: 'data', error: ERRORS.badLimit };
     }
   }
   return { endpoint: 'data', key: changelogKey(grainId, limit) };
@@ -79,11 +69,17 @@ function exactRoutes(site: Site): Map<string, Routed> {
   let table = exactPaths.get(site);
   if (!table) {
     table = new Map<string, Routed>();
-    const data = (key: string): Routed => Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
+    const data = (key: string): Routed =>
+      Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
     for (const id of site.grainIds.values()) table.set(`/api/grains/${id}`, data(`/api/grains/${id}`));
     table.set('/api/grains', data('/api/grains'));
     const changelogRoute = changelog('', site);
-    table.set('/api/changelog', changelogRoute.endpoint === 'data' && changelogRoute.key !== undefined ? data(changelogRoute.key) : changelogRoute);
+    table.set(
+      '/api/changelog',
+      changelogRoute.endpoint === 'data' && changelogRoute.key !== undefined
+        ? data(changelogRoute.key)
+        : changelogRoute,
+    );
     exactPaths.set(site, table);
   }
   currentSite = site;
@@ -102,20 +98,22 @@ export function route(method: string, url: string, site: Site): Routed {
   const get = method === 'GET' || method === 'HEAD';
 
   // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: keyInUrl };
-  if (path === '/api/register') return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: NOT_ALLOWED_POST };
+  if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
+  if (path === '/api/register')
+    return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: ERRORS.notAllowedPost };
 
   let routed: Routed;
   if (path === '/health') routed = { endpoint: 'health' };
-  else if (path === '/api/openapi.json' || path === '/' || path === '/docs' || path.startsWith('/assets/')) routed = { endpoint: 'public', key: path };
+  else if (path === '/api/openapi.json' || path === '/' || path === '/docs' || path.startsWith('/assets/'))
+    routed = { endpoint: 'public', key: path };
   else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
   else if (path === '/api/changelog') routed = changelog(query, site);
   else if (path.startsWith('/api/grains/')) {
     const raw = path.slice('/api/grains/'.length);
     const id = GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
-    routed = id ? { endpoint: 'data', key: `/api/grains/${id}` } : { endpoint: 'data', error: unknownGrain };
-  } else return { endpoint: null, error: NOT_FOUND };
-  return get ? routed : { endpoint: null, error: NOT_ALLOWED_GET };
+    routed = id ? { endpoint: 'data', key: `/api/grains/${id}` } : { endpoint: 'data', error: ERRORS.unknownGrain };
+  } else return { endpoint: null, error: ERRORS.notFound };
+  return get ? routed : { endpoint: null, error: ERRORS.notAllowedGet };
 }
 
 function hasKeyInQuery(query: string): boolean {

@@ -3,8 +3,15 @@
 // by one assignment, so a request is served wholly from the old build or wholly from the new.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BodyEntry, Manifest } from '../build/emit.ts';
-import type { Pointer } from '../build/publish.ts';
+import {
+  type BodyEntry,
+  MANIFEST_FILE,
+  type Manifest,
+  POINTER_FILE,
+  type Pointer,
+  parseManifest,
+  parsePointer,
+} from '../build/site-format.ts';
 
 export interface Variant {
   /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
@@ -37,17 +44,36 @@ export const DATA_CACHE_CONTROL = 'private, no-cache';
 
 /** The pages may load only what this service serves; nothing may frame them. */
 const PAGE_HEADERS = [
-  'Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options', 'nosniff',
-  'Referrer-Policy', 'no-referrer',
+  'Content-Security-Policy',
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options',
+  'nosniff',
+  'Referrer-Policy',
+  'no-referrer',
 ];
 
 /** Data is private to the key holder; the pages and their assets are public. A 304 says the same as its 200. */
-const cacheControlOf = (entry: { type: string }) => (entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache');
+const cacheControlOf = (entry: { type: string }) =>
+  entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache';
 
-export function variantHeaders(entry: { type: string }, v: { length: number; etag: string }, encoding: string | null): string[] {
+export function variantHeaders(
+  entry: { type: string },
+  v: { length: number; etag: string },
+  encoding: string | null,
+): string[] {
   const json = entry.type.startsWith('application/json');
-  const h = ['Content-Type', entry.type, 'Content-Length', String(v.length), 'ETag', v.etag, 'Cache-Control', cacheControlOf(entry), 'Vary', 'Accept-Encoding'];
+  const h = [
+    'Content-Type',
+    entry.type,
+    'Content-Length',
+    String(v.length),
+    'ETag',
+    v.etag,
+    'Cache-Control',
+    cacheControlOf(entry),
+    'Vary',
+    'Accept-Encoding',
+  ];
   if (!json) h.push(...PAGE_HEADERS);
   else h.push('X-Content-Type-Options', 'nosniff');
   if (encoding) h.push('Content-Encoding', encoding);
@@ -58,16 +84,21 @@ export function variantHeaders(entry: { type: string }, v: { length: number; eta
  * Builds the table from a manifest. `read` gives a file's bytes (from disk); without it the bytes
  * stay at the upstream origin and each variant keeps its path there (`dir` is the build's folder).
  */
-export async function siteFromManifest(manifest: Manifest, read: ((file: string) => Promise<Buffer>) | { dir: string }): Promise<Site> {
+export async function siteFromManifest(
+  manifest: Manifest,
+  read: ((file: string) => Promise<Buffer>) | { dir: string },
+): Promise<Site> {
   const resources = new Map<string, Resource>();
   await Promise.all(
     Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
       const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
         const headers = variantHeaders(entry, v, encoding);
         const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', cacheControlOf(entry), 'Vary', 'Accept-Encoding'];
-        if (typeof read !== 'function') return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
+        if (typeof read !== 'function')
+          return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
         const body = await read(v.file);
-        if (body.length !== v.length) throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
+        if (body.length !== v.length)
+          throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
         return { body, etag: v.etag, headers, notModifiedHeaders };
       };
       const r: Resource = {
@@ -90,30 +121,31 @@ export async function siteFromManifest(manifest: Manifest, read: ((file: string)
 }
 
 export async function readPointerFile(siteDir: string): Promise<Pointer> {
-  return JSON.parse(await readFile(join(siteDir, 'current.json'), 'utf8')) as Pointer;
+  return parsePointer(await readFile(join(siteDir, POINTER_FILE), 'utf8'));
 }
 
 export async function loadSiteFromDisk(siteDir: string, pointer?: Pointer): Promise<Site> {
   const p = pointer ?? (await readPointerFile(siteDir));
   const dir = join(siteDir, p.dir);
-  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Manifest;
-  if (manifest.build_id !== p.build_id) throw new Error(`current.json names ${p.build_id} but its manifest is ${manifest.build_id}`);
+  const manifest = parseManifest(await readFile(join(dir, MANIFEST_FILE), 'utf8'), p);
   return siteFromManifest(manifest, (file) => readFile(join(dir, file)));
 }
 
 /** UPSTREAM_URL: the pointer and manifest come from the static origin; bodies stay there. */
 export async function readUpstreamPointer(base: string, timeoutMs: number): Promise<Pointer> {
-  const res = await fetch(`${base}/current.json`, { signal: AbortSignal.timeout(timeoutMs), headers: { 'cache-control': 'no-cache' } });
-  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for current.json`);
-  return (await res.json()) as Pointer;
+  const res = await fetch(`${base}/${POINTER_FILE}`, {
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { 'cache-control': 'no-cache' },
+  });
+  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${POINTER_FILE}`);
+  return parsePointer(await res.text());
 }
 
 export async function loadSiteFromUpstream(base: string, timeoutMs: number, pointer?: Pointer): Promise<Site> {
   const p = pointer ?? (await readUpstreamPointer(base, timeoutMs));
-  const res = await fetch(`${base}/${p.dir}/manifest.json`, { signal: AbortSignal.timeout(timeoutMs) });
-  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${p.dir}/manifest.json`);
-  const manifest = (await res.json()) as Manifest;
-  if (manifest.build_id !== p.build_id) throw new Error(`current.json names ${p.build_id} but its manifest is ${manifest.build_id}`);
+  const res = await fetch(`${base}/${p.dir}/${MANIFEST_FILE}`, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${p.dir}/${MANIFEST_FILE}`);
+  const manifest = parseManifest(await res.text(), p);
   return siteFromManifest(manifest, { dir: p.dir });
 }
 

@@ -1,8 +1,9 @@
 // npm run accounts -- list | show <email> | revoke <email>
 // Works on the gateway's own store: REDIS_URL's Redis when set, else STATE_DIR's SQLite file.
 // A revoked key is refused by running gateways within their bound (README: Operators).
-import { ConfigError, loadConfig } from '../gateway/config.ts';
-import { openRedisClient, redisAccountQueries } from '../gateway/store/redis.ts';
+import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
+import { redisAccountQueries } from '../gateway/store/redis.ts';
+import { openRedisClient } from '../gateway/store/redis-client.ts';
 import { accountQueries, openDatabase } from '../gateway/store/sqlite.ts';
 import type { AccountRow } from '../gateway/store/types.ts';
 
@@ -13,7 +14,7 @@ const line = (a: AccountRow) =>
   `${a.id}\t${a.email}\tcreated ${iso(a.created_at)}\tkey issued ${iso(a.key_issued_at)}\t${a.revoked_at === null ? (a.key_issued_at === null ? 'no key' : 'active') : `revoked ${iso(a.revoked_at)}`}`;
 
 async function main(): Promise<number> {
-  let config;
+  let config: Readonly<Config>;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -23,7 +24,11 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  let q: { list(): AccountRow[] | Promise<AccountRow[]>; show(e: string): AccountRow | null | Promise<AccountRow | null>; revoke(e: string, now: number): boolean | Promise<boolean> };
+  let q: {
+    list(): AccountRow[] | Promise<AccountRow[]>;
+    show(e: string): AccountRow | null | Promise<AccountRow | null>;
+    revoke(e: string, now: number): boolean | Promise<boolean>;
+  };
   let close: () => void;
   if (config.redisUrl) {
     const client = await openRedisClient(config.redisUrl);
@@ -59,7 +64,9 @@ async function main(): Promise<number> {
           console.error(`no account for ${normal}`);
           return 1;
         }
-        console.log((await q.revoke(normal, Date.now())) ? `revoked the key of ${normal}` : `${normal} has no active key`);
+        console.log(
+          (await q.revoke(normal, Date.now())) ? `revoked the key of ${normal}` : `${normal} has no active key`,
+        );
         return 0;
       }
     }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { MESSAGES } from '../gateway/errors.ts';
 import { get, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
@@ -24,14 +24,22 @@ describe('front door in a browser', { skip }, () => {
     const errors = consoleErrors.get(page)!;
     await page.context().close();
     assert.equal(errors.length, expected.length, errors.join('\n'));
-    expected.forEach((re, i) => assert.match(errors[i]!, re));
+    for (const [i, re] of expected.entries()) assert.match(errors[i]!, re);
   };
 
   before(async () => {
     t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -128,13 +136,20 @@ describe('front door in a browser', { skip }, () => {
     const doc = (await get(t.url, '/api/openapi.json')).json();
     const page = await open();
     await page.goto(`${t.url}/docs`);
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )) {
       for (const [method, op] of Object.entries(item)) {
         const section = page.locator(`section[data-path="${path}"][data-method="${method}"]`);
         assert.equal(await section.count(), 1, `${method} ${path}`);
-        const statuses = await section.locator('tr[data-status]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+        const statuses = await section
+          .locator('tr[data-status]')
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
         assert.deepEqual(statuses.sort(), Object.keys(op.responses).sort(), `${method} ${path}`);
-        assert.ok((await section.locator('h3', { hasText: 'Example' }).count()) === 1, `an example for ${method} ${path}`);
+        assert.ok(
+          (await section.locator('h3', { hasText: 'Example' }).count()) === 1,
+          `an example for ${method} ${path}`,
+        );
       }
     }
     await closeClean(page);

@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildSite, siteFromDataset } from '../build/build-site.ts';
-import { changelogKey, changelogOrder } from '../build/compile.ts';
-import type { Manifest } from '../build/emit.ts';
+import { changelogOrder } from '../build/compile.ts';
 import { publishSite, readPointer } from '../build/publish.ts';
+import { changelogKey, type Manifest } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
-import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
+import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const real = buildSite(join(root, 'dataset'));
@@ -41,26 +41,49 @@ describe('build', () => {
     const list = body('/api/grains');
     assert.equal(list.schema_version, '1.0');
     assert.equal(list.count, 23);
-    assert.deepEqual(list.grains.map((g: { grain_id: string }) => g.grain_id), [
-      'CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS',
-      'CWHWS', 'CWRW', 'CWSWS', 'CWES', 'CPSW', 'CNHR', 'CWSP', 'CERS', 'CEHRW', 'CESRW', 'CEAD', 'CEWW', 'CEOW', 'CEFD',
-    ]);
+    assert.deepEqual(
+      list.grains.map((g: { grain_id: string }) => g.grain_id),
+      [...INTERFACE_NINE, ...OTHER_WHEAT],
+    );
     for (const g of list.grains.slice(9)) {
       assert.equal(g.kind, 'wheat');
       assert.equal(g.region, g.grain_id.startsWith('CE') ? 'eastern' : 'western');
       assert.equal(g.effective_crop_year, '2026/27');
       assert.match(g.grain_name, /^Canad(a|ian) /);
     }
-    assert.deepEqual(Object.keys(list.grains[0]), ['grain_id', 'grain_name', 'kind', 'region', 'use_class', 'effective_crop_year', 'coverage_status', 'grades']);
-    assert.deepEqual(list.grains.slice(0, 9).map((g: { grain_name: string }) => g.grain_name), [
-      'Canada Western Red Spring', 'Canada Western Amber Durum', 'Canada Prairie Spring Red', 'Canola, Canada (CAN)',
-      'Barley, Canada Western General Purpose', 'Barley, Canada Eastern General Purpose',
-      'Corn, Canada Western Yellow, White or Mixed', 'Corn, Canada Eastern Yellow, White or Mixed',
-      'Soybeans, Canada Yellow, Green, Brown, Black or Mixed',
+    assert.deepEqual(Object.keys(list.grains[0]), [
+      'grain_id',
+      'grain_name',
+      'kind',
+      'region',
+      'use_class',
+      'effective_crop_year',
+      'coverage_status',
+      'grades',
     ]);
+    assert.deepEqual(
+      list.grains.slice(0, 9).map((g: { grain_name: string }) => g.grain_name),
+      [
+        'Canada Western Red Spring',
+        'Canada Western Amber Durum',
+        'Canada Prairie Spring Red',
+        'Canola, Canada (CAN)',
+        'Barley, Canada Western General Purpose',
+        'Barley, Canada Eastern General Purpose',
+        'Corn, Canada Western Yellow, White or Mixed',
+        'Corn, Canada Eastern Yellow, White or Mixed',
+        'Soybeans, Canada Yellow, Green, Brown, Black or Mixed',
+      ],
+    );
     assert.deepEqual(list.grains[9], {
-      grain_id: 'CWHWS', grain_name: 'Canada Western Hard White Spring', kind: 'wheat', region: 'western', use_class: null,
-      effective_crop_year: '2026/27', coverage_status: 'complete', grades: ['No. 1 CWHWS', 'No. 2 CWHWS', 'No. 3 CWHWS', 'CW Feed'],
+      grain_id: 'CWHWS',
+      grain_name: 'Canada Western Hard White Spring',
+      kind: 'wheat',
+      region: 'western',
+      use_class: null,
+      effective_crop_year: '2026/27',
+      coverage_status: 'complete',
+      grades: ['No. 1 CWHWS', 'No. 2 CWHWS', 'No. 3 CWHWS', 'CW Feed'],
     });
   });
 
@@ -74,7 +97,8 @@ describe('build', () => {
   it('has a body for every changelog filter and limit 1..100', () => {
     const filters = [null, ...site.manifest.grain_ids];
     for (const f of filters) {
-      for (let limit = 1; limit <= 100; limit++) assert.ok(site.manifest.routes[changelogKey(f, limit)], changelogKey(f, limit));
+      for (let limit = 1; limit <= 100; limit++)
+        assert.ok(site.manifest.routes[changelogKey(f, limit)], changelogKey(f, limit));
     }
     assert.equal(site.manifest.routes[changelogKey(null, 101)], undefined);
     const n = site.manifest.grain_ids.length;
@@ -94,7 +118,13 @@ describe('build', () => {
     ajv.addSchema({ ...openapi, $id: 'openapi.json' });
     const validator = (name: string) => ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
     const schemaFor = (key: string) =>
-      key === '/api/grains' ? 'GrainList' : key.startsWith('/api/grains/') ? 'GrainRecord' : key.startsWith('/api/changelog') ? 'Changelog' : null;
+      key === '/api/grains'
+        ? 'GrainList'
+        : key.startsWith('/api/grains/')
+          ? 'GrainRecord'
+          : key.startsWith('/api/changelog')
+            ? 'Changelog'
+            : null;
     let checked = 0;
     for (const key of Object.keys(site.manifest.routes)) {
       const name = schemaFor(key);
@@ -109,7 +139,14 @@ describe('build', () => {
     const broken = { ...body('/api/grains/CWRS'), extra: 1 };
     assert.equal(validator('GrainRecord')(broken), false);
     // every operation of the API is described
-    assert.deepEqual(Object.keys(openapi.paths).sort(), ['/api/changelog', '/api/grains', '/api/grains/{grain_id}', '/api/openapi.json', '/api/register', '/health']);
+    assert.deepEqual(Object.keys(openapi.paths).sort(), [
+      '/api/changelog',
+      '/api/grains',
+      '/api/grains/{grain_id}',
+      '/api/openapi.json',
+      '/api/register',
+      '/health',
+    ]);
   });
 
   it('keeps each encoding decodable to the same bytes, with its own strong ETag', () => {
@@ -149,7 +186,11 @@ describe('build', () => {
   it('publishes nothing when the dataset has an error', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain().replace('kind: wheat', 'kind: wheet') } });
     const out = tempDir('bad-out');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/index.ts'), '--dataset', dir, '--out', out], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'build/index.ts'), '--dataset', dir, '--out', out],
+      { encoding: 'utf8' },
+    );
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^grains\/TEST\.yaml:3:7: kind: must be one of/m);
     assert.match(run.stderr, /1 error; nothing was published\./);
@@ -172,7 +213,10 @@ describe('publish', () => {
     mkdirSync(join(out, 'builds', '.tmp-dead-1-1', 'bodies'), { recursive: true });
     publishSite(out, other);
     assert.equal(readPointer(out)?.build_id, other.manifest.build_id);
-    assert.ok(existsSync(join(out, 'builds', site.manifest.build_id, 'manifest.json')), 'the previous build stays for readers still on it');
+    assert.ok(
+      existsSync(join(out, 'builds', site.manifest.build_id, 'manifest.json')),
+      'the previous build stays for readers still on it',
+    );
     const again = publishSite(out, other);
     assert.equal(again.reused, true);
   });
@@ -214,32 +258,69 @@ describe('publish', () => {
 
 describe('changelog order', () => {
   const e = (id: string, effective_date: string, created_at: string): ChangelogEntry => ({
-    id, effective_date, created_at, crop_year: '2025/26', grain_ids_affected: ['TEST'], summary: id,
+    id,
+    effective_date,
+    created_at,
+    crop_year: '2025/26',
+    grain_ids_affected: ['TEST'],
+    summary: id,
   });
   const cases: [string, ChangelogEntry[], string[]][] = [
-    ['effective_date descending', [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-02-01', '2026-01-01T00:00:00Z')], ['b', 'a']],
-    ['then created_at descending', [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-01-01', '2026-01-02T00:00:00Z')], ['b', 'a']],
-    ['then id ascending', [e('b', '2026-01-01', '2026-01-01T00:00:00Z'), e('a', '2026-01-01', '2026-01-01T00:00:00Z')], ['a', 'b']],
+    [
+      'effective_date descending',
+      [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-02-01', '2026-01-01T00:00:00Z')],
+      ['b', 'a'],
+    ],
+    [
+      'then created_at descending',
+      [e('a', '2026-01-01', '2026-01-01T00:00:00Z'), e('b', '2026-01-01', '2026-01-02T00:00:00Z')],
+      ['b', 'a'],
+    ],
+    [
+      'then id ascending',
+      [e('b', '2026-01-01', '2026-01-01T00:00:00Z'), e('a', '2026-01-01', '2026-01-01T00:00:00Z')],
+      ['a', 'b'],
+    ],
   ];
   for (const [name, entries, expected] of cases) {
-    it(name, () => assert.deepEqual([...entries].sort(changelogOrder).map((x) => x.id), expected));
+    it(name, () =>
+      assert.deepEqual(
+        [...entries].sort(changelogOrder).map((x) => x.id),
+        expected,
+      ),
+    );
   }
 
   it('filters by grain and cuts at the limit', () => {
     const grains = { AAA: baseGrain('AAA'), BBB: baseGrain('BBB') };
-    const changelog = `entries:\n${[1, 2, 3, 4, 5].map((n) => `  - id: e${n}
+    const changelog = `entries:\n${[1, 2, 3, 4, 5]
+      .map(
+        (n) => `  - id: e${n}
     crop_year: 2025/26
     effective_date: 2026-0${n}-01
     grain_ids_affected: [${n % 2 ? 'AAA' : 'AAA, BBB'}]
     summary: Entry ${n}.
     created_at: 2026-0${n}-01T00:00:00Z
-`).join('')}`;
+`,
+      )
+      .join('')}`;
     const r = buildSite(writeDataset({ grains, changelog }));
     assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
-    const get = (key: string) => JSON.parse(r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[key]!]!.identity.file)!.toString());
-    assert.deepEqual(get(changelogKey(null, 20)).entries.map((x: ChangelogEntry) => x.id), ['e5', 'e4', 'e3', 'e2', 'e1']);
-    assert.deepEqual(get(changelogKey(null, 2)), { schema_version: '1.0', count: 2, entries: get(changelogKey(null, 20)).entries.slice(0, 2) });
-    assert.deepEqual(get(changelogKey('BBB', 20)).entries.map((x: ChangelogEntry) => x.id), ['e4', 'e2']);
+    const get = (key: string) =>
+      JSON.parse(r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[key]!]!.identity.file)!.toString());
+    assert.deepEqual(
+      get(changelogKey(null, 20)).entries.map((x: ChangelogEntry) => x.id),
+      ['e5', 'e4', 'e3', 'e2', 'e1'],
+    );
+    assert.deepEqual(get(changelogKey(null, 2)), {
+      schema_version: '1.0',
+      count: 2,
+      entries: get(changelogKey(null, 20)).entries.slice(0, 2),
+    });
+    assert.deepEqual(
+      get(changelogKey('BBB', 20)).entries.map((x: ChangelogEntry) => x.id),
+      ['e4', 'e2'],
+    );
     assert.equal(get(changelogKey('BBB', 1)).count, 1);
     assert.equal(r.site.manifest.dataset_version, 'e5');
     assert.equal(siteFromDataset(r.dataset).manifest.build_id, r.site.manifest.build_id);

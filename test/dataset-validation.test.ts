@@ -25,92 +25,137 @@ describe('dataset validation', () => {
     {
       name: 'a row with a cell missing',
       grain: replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 0.10]'),
-      line: 35, field: 'factor_groups[0].factors[2].thresholds', message: /has 2 cells but the grain has 3 grades/,
+      line: 35,
+      field: 'factor_groups[0].factors[2].thresholds',
+      message: /has 2 cells but the grain has 3 grades/,
     },
     {
       name: 'an aggregate naming no sibling',
       grain: replace('aggregates: [ergot, stones]', 'aggregates: [ergot, stonez]'),
-      line: 46, field: 'factor_groups[0].factors[4].aggregates[1]', message: /"stonez" is not a factor of the group "grading_factors"/,
+      line: 46,
+      field: 'factor_groups[0].factors[4].aggregates[1]',
+      message: /"stonez" is not a factor of the group "grading_factors"/,
     },
     {
       name: 'a footnote_ref to no footnote',
       grain: replace('footnote_ref: "1"', 'footnote_ref: "7"'),
-      line: 24, field: 'factor_groups[0].factors[0].footnote_ref', message: /there is no footnote "7"/,
+      line: 24,
+      field: 'factor_groups[0].factors[0].footnote_ref',
+      message: /there is no footnote "7"/,
     },
     {
       name: 'a floor grade that is not a grade',
       grain: replace('floor_grade: No. 2 T', 'floor_grade: No. 3 T'),
-      line: 13, field: 'grade_floor_rules[0].floor_grade', message: /"No. 3 T" is not one of the grades/,
+      line: 13,
+      field: 'grade_floor_rules[0].floor_grade',
+      message: /"No. 3 T" is not one of the grades/,
     },
     {
       name: 'variety tracks that do not share out the grades',
-      grain: replace('grades: [No. 1 T, No. 2 T, T Feed]\n', 'grades: [No. 1 T, No. 2 T, T Feed]\nvariety_tracks:\n  - {track_id: a, grades: [No. 1 T, No. 2 T]}\n  - {track_id: b, grades: [No. 2 T]}\n'),
-      line: 11, field: 'variety_tracks', message: /"No. 2 T" is in 2/,
+      grain: replace(
+        'grades: [No. 1 T, No. 2 T, T Feed]\n',
+        'grades: [No. 1 T, No. 2 T, T Feed]\nvariety_tracks:\n  - {track_id: a, grades: [No. 1 T, No. 2 T]}\n  - {track_id: b, grades: [No. 2 T]}\n',
+      ),
+      line: 11,
+      field: 'variety_tracks',
+      message: /"No. 2 T" is in 2/,
     },
     {
       name: 'a factor id used twice',
-      grain: replace('factor_id: stones', 'factor_id: ergot').replace('aggregates: [ergot, stones]', 'aggregates: [ergot]'),
-      line: 37, field: 'factor_groups[0].factors[3].factor_id', message: /"ergot" is used twice/,
+      grain: replace('factor_id: stones', 'factor_id: ergot').replace(
+        'aggregates: [ergot, stones]',
+        'aggregates: [ergot]',
+      ),
+      line: 37,
+      field: 'factor_groups[0].factors[3].factor_id',
+      message: /"ergot" is used twice/,
     },
     {
       name: 'a maximum that gets stricter at a lower grade',
       grain: replace('thresholds: [0.03, 0.06, 0.10]', 'thresholds: [0.03, 0.06, 0.01]'),
-      line: 39, field: 'factor_groups[0].factors[3].thresholds', message: /maximum for "T Feed" \(0.01\) is stricter than for the higher grade "No. 2 T"/,
+      line: 39,
+      field: 'factor_groups[0].factors[3].thresholds',
+      message: /maximum for "T Feed" \(0.01\) is stricter than for the higher grade "No. 2 T"/,
     },
     {
       name: 'a minimum that gets higher at a lower grade',
       grain: replace('thresholds: [75 (365), 72 (350), 65 (315)]', 'thresholds: [75 (365), 77 (350), 65 (315)]'),
-      line: 31, field: 'factor_groups[0].factors[1].thresholds', message: /minimum for "No. 2 T" \(77\) is stricter/,
+      line: 31,
+      field: 'factor_groups[0].factors[1].thresholds',
+      message: /minimum for "No. 2 T" \(77\) is stricter/,
     },
     {
       name: 'a waiver on a row that needs none',
-      grain: replace('        fallthrough: Wheat, Sample Account Ergot', '        fallthrough: Wheat, Sample Account Ergot\n        monotonic_waiver: the authority says so'),
-      line: 37, field: 'factor_groups[0].factors[2].monotonic_waiver', message: /waiver is not needed/,
+      grain: replace(
+        '        fallthrough: Wheat, Sample Account Ergot',
+        '        fallthrough: Wheat, Sample Account Ergot\n        monotonic_waiver: the authority says so',
+      ),
+      line: 37,
+      field: 'factor_groups[0].factors[2].monotonic_waiver',
+      message: /waiver is not needed/,
     },
     {
       name: 'a misspelt field',
       grain: replace('unit_alt: g/0.5 L', 'unit_alts: g/0.5 L'),
-      line: 29, field: 'factor_groups[0].factors[1].unit_alts', message: /unknown field "unit_alts" \(a misspelling\?\)/,
+      line: 29,
+      field: 'factor_groups[0].factors[1].unit_alts',
+      message: /unknown field "unit_alts" \(a misspelling\?\)/,
     },
     {
       name: 'a kind outside the list',
       grain: replace('kind: wheat', 'kind: wheet'),
-      line: 3, field: 'kind', message: /must be one of: "wheat", "cereal", "oilseed", "pulse"/,
+      line: 3,
+      field: 'kind',
+      message: /must be one of: "wheat", "cereal", "oilseed", "pulse"/,
     },
     {
       name: 'a number that cannot be read',
       grain: replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 0.O4, 0.10]'),
-      line: 35, field: 'factor_groups[0].factors[2].thresholds[1]', message: /No. 2 T: cannot read "0.O4" as a maximum value/,
+      line: 35,
+      field: 'factor_groups[0].factors[2].thresholds[1]',
+      message: /No. 2 T: cannot read "0.O4" as a maximum value/,
     },
     {
       name: 'a number not written as printed',
       grain: replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 4e-2, 0.10]'),
-      line: 35, field: 'factor_groups[0].factors[2].thresholds[1]', message: /exactly as the authority prints it .* not "4e-2"/,
+      line: 35,
+      field: 'factor_groups[0].factors[2].thresholds[1]',
+      message: /exactly as the authority prints it .* not "4e-2"/,
     },
     {
       name: 'a timestamp without a time',
       grain: replace('last_scraped: 2026-04-12T00:00:00Z', 'last_scraped: 2026-04-12'),
-      line: 8, field: 'last_scraped', message: /must be an ISO 8601 UTC timestamp/,
+      line: 8,
+      field: 'last_scraped',
+      message: /must be an ISO 8601 UTC timestamp/,
     },
     {
       name: 'a required field left out',
       grain: replace('fallthrough_label: Grade, if specs for T Feed not met\n', ''),
-      line: 1, field: '(top level)', message: /the field "fallthrough_label" is missing/,
+      line: 1,
+      field: '(top level)',
+      message: /the field "fallthrough_label" is missing/,
     },
     {
       name: 'a condition whose grade is not in the fall-through',
       grain: replace('grade: "Wheat, Sample Salvage"', 'grade: "Wheat, Sample Salvaged Goods"'),
-      line: 43, field: 'factor_groups[0].factors[3].fallthrough_conditions[1].grade', message: /does not appear in the fallthrough text/,
+      line: 43,
+      field: 'factor_groups[0].factors[3].fallthrough_conditions[1].grade',
+      message: /does not appear in the fallthrough text/,
     },
     {
       name: 'broken YAML',
       grain: replace('grades: [No. 1 T, No. 2 T, T Feed]', 'grades: [No. 1 T, No. 2 T, T Feed'),
-      line: 10, field: '(syntax)', message: /./,
+      line: 10,
+      field: '(syntax)',
+      message: /./,
     },
     {
       name: 'a file whose id is not its name',
       grain: replace('grain_id: TEST', 'grain_id: TSET'),
-      line: 1, field: 'grain_id', message: /is "TSET" but the file is named TEST.yaml/,
+      line: 1,
+      field: 'grain_id',
+      message: /is "TSET" but the file is named TEST.yaml/,
     },
   ];
 
@@ -135,12 +180,22 @@ describe('dataset validation', () => {
   });
 
   it('reports every error of a run at once', () => {
-    const grain = replace('kind: wheat', 'kind: wheet').replace('footnote_ref: "1"', 'footnote_ref: "7"').replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04]');
+    const grain = replace('kind: wheat', 'kind: wheet')
+      .replace('footnote_ref: "1"', 'footnote_ref: "7"')
+      .replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04]');
     const r = validate(grain, { changelog: baseChangelog(['TEST', 'NOPE']) });
     // the schema error stops the grain's cross-checks; the changelog is checked all the same
-    assert.deepEqual(r.errors.map((e) => `${e.file}:${e.field}`), ['changelog.yaml:entries[0].grain_ids_affected[1]', 'grains/TEST.yaml:kind']);
-    const r2 = validate(replace('footnote_ref: "1"', 'footnote_ref: "7"').replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04]'));
-    assert.deepEqual(r2.errors.map((e) => e.field), ['factor_groups[0].factors[0].footnote_ref', 'factor_groups[0].factors[2].thresholds']);
+    assert.deepEqual(
+      r.errors.map((e) => `${e.file}:${e.field}`),
+      ['changelog.yaml:entries[0].grain_ids_affected[1]', 'grains/TEST.yaml:kind'],
+    );
+    const r2 = validate(
+      replace('footnote_ref: "1"', 'footnote_ref: "7"').replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04]'),
+    );
+    assert.deepEqual(
+      r2.errors.map((e) => e.field),
+      ['factor_groups[0].factors[0].footnote_ref', 'factor_groups[0].factors[2].thresholds'],
+    );
   });
 
   it('checks the changelog and the index', () => {
@@ -154,6 +209,8 @@ describe('dataset validation', () => {
 
   it('names a grain file that index.yaml lists but that does not exist', () => {
     const r = validate(baseGrain(), { index: 'grains: [TEST, MISSING]\n', changelog: baseChangelog(['TEST']) });
-    assert.deepEqual(r.errors.map(formatError), ['grains/MISSING.yaml:1:1: (file): the file named in index.yaml does not exist']);
+    assert.deepEqual(r.errors.map(formatError), [
+      'grains/MISSING.yaml:1:1: (file): the file named in index.yaml does not exist',
+    ]);
   });
 });

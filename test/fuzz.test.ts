@@ -21,7 +21,11 @@ let tried = 0;
 const statuses = new Map<number, number>();
 
 before(async () => {
-  t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: '1000000000', TRUST_PROXY: '1' });
+  t = await startTestGateway({
+    RATE_LIMIT_PER_HOUR: '1000000000',
+    REGISTER_LIMIT_PER_HOUR: '1000000000',
+    TRUST_PROXY: '1',
+  });
   key = await register(t.url, 'fuzz@example.com');
   const u = new URL(t.url);
   host = u.hostname;
@@ -61,7 +65,8 @@ function exchange(bytes: Buffer): Promise<Raw | 'closed'> {
       }
       const body = data.subarray(end + 4);
       const length = headers.get('content-length');
-      if (length !== undefined && body.length >= Number(length)) return finish({ status, headers, body: body.subarray(0, Number(length)) });
+      if (length !== undefined && body.length >= Number(length))
+        return finish({ status, headers, body: body.subarray(0, Number(length)) });
       if (ended || status === 304) return finish({ status, headers, body });
     };
     socket.on('data', (c) => {
@@ -83,34 +88,153 @@ const method = fc.oneof(
   { arbitrary: token, weight: 1 },
 );
 const segment = fc.oneof(
-  fc.constantFrom('api', 'grains', 'changelog', 'register', 'health', 'openapi.json', 'CWRS', 'cwrs', 'CORN_CE', 'NOPE', '', '..', '.', '%2e%2e', '%2F', '%252F', '%00', '%C3%A9', '%E2%80%AE', 'ggt_', ';', '%', '%zz'),
+  fc.constantFrom(
+    'api',
+    'grains',
+    'changelog',
+    'register',
+    'health',
+    'openapi.json',
+    'CWRS',
+    'cwrs',
+    'CORN_CE',
+    'NOPE',
+    '',
+    '..',
+    '.',
+    '%2e%2e',
+    '%2F',
+    '%252F',
+    '%00',
+    '%C3%A9',
+    '%E2%80%AE',
+    'ggt_',
+    ';',
+    '%',
+    '%zz',
+  ),
   fc.stringMatching(/^[A-Za-z0-9_.~%-]{0,24}$/),
   fc.string({ unit: 'grapheme', maxLength: 6 }).map(encodeURIComponent),
 );
 const path = fc.oneof(
-  { arbitrary: fc.constantFrom('/api/grains', '/api/changelog', '/api/register', '/api/grains/CWRS', '/api/grains/soybeans', '/api/grains/cefd'), weight: 5 },
+  {
+    arbitrary: fc.constantFrom(
+      '/api/grains',
+      '/api/changelog',
+      '/api/register',
+      '/api/grains/CWRS',
+      '/api/grains/soybeans',
+      '/api/grains/cefd',
+    ),
+    weight: 5,
+  },
   { arbitrary: fc.array(segment, { minLength: 1, maxLength: 6 }).map((s) => `/${s.join('/')}`), weight: 3 },
-  fc.constantFrom('/api/grains', '/api/grains/CWRS', '/api/changelog', '/health', '/api/openapi.json', '/api/register', '*', '//api//grains', '/api/grains/..%2F..%2Fsite', '/', '/docs', '/assets/site.css', '/assets/../site/current.json', '/assets/%2e%2e/manifest.json'),
+  fc.constantFrom(
+    '/api/grains',
+    '/api/grains/CWRS',
+    '/api/changelog',
+    '/health',
+    '/api/openapi.json',
+    '/api/register',
+    '*',
+    '//api//grains',
+    '/api/grains/..%2F..%2Fsite',
+    '/',
+    '/docs',
+    '/assets/site.css',
+    '/assets/../site/current.json',
+    '/assets/%2e%2e/manifest.json',
+  ),
   fc.integer({ min: 1, max: 20_000 }).map((n) => `/api/grains/${'a'.repeat(n)}`),
 );
 const queryPart = fc.oneof(
-  fc.constantFrom('limit=20', 'limit=0', 'limit=101', 'limit=1.5', 'limit=abc', 'limit=', 'limit', 'grain_id=cwrs', 'grain_id=NOPE', 'grain_id=', 'grain_id=%zz', '%', '=', '&', 'api_key=x', 'limit=%31'),
-  fc.tuple(fc.stringMatching(/^[a-z_%0-9]{0,8}$/), fc.stringMatching(/^[A-Za-z0-9%+._-]{0,40}$/)).map(([k, v]) => `${k}=${v}`),
+  fc.constantFrom(
+    'limit=20',
+    'limit=0',
+    'limit=101',
+    'limit=1.5',
+    'limit=abc',
+    'limit=',
+    'limit',
+    'grain_id=cwrs',
+    'grain_id=NOPE',
+    'grain_id=',
+    'grain_id=%zz',
+    '%',
+    '=',
+    '&',
+    'api_key=x',
+    'limit=%31',
+  ),
+  fc
+    .tuple(fc.stringMatching(/^[a-z_%0-9]{0,8}$/), fc.stringMatching(/^[A-Za-z0-9%+._-]{0,40}$/))
+    .map(([k, v]) => `${k}=${v}`),
   fc.integer({ min: 1, max: 9_000 }).map((n) => `limit=${'9'.repeat(n)}`),
 );
-const query = fc.option(fc.array(queryPart, { maxLength: 4 }).map((p) => p.join('&')), { nil: undefined, freq: 2 });
+const query = fc.option(
+  fc.array(queryPart, { maxLength: 4 }).map((p) => p.join('&')),
+  { nil: undefined, freq: 2 },
+);
 const headerValue = fc.oneof(
   fc.stringMatching(/^[\x20-\x7e]{0,60}$/),
-  fc.constantFrom('gzip', 'br', 'br;q=0', 'gzip;q=0.5, br;q=0.4', '*', 'identity;q=0, *;q=0', 'br;q=1.5', ';;;,,', 'W/"x"', '*', '"a", "b"'),
+  fc.constantFrom(
+    'gzip',
+    'br',
+    'br;q=0',
+    'gzip;q=0.5, br;q=0.4',
+    '*',
+    'identity;q=0, *;q=0',
+    'br;q=1.5',
+    ';;;,,',
+    'W/"x"',
+    '*',
+    '"a", "b"',
+  ),
   fc.integer({ min: 1, max: 20_000 }).map((n) => 'x'.repeat(n)),
 );
-const headerName = fc.oneof(fc.constantFrom('X-API-Key', 'x-api-key', 'Accept-Encoding', 'If-None-Match', 'Content-Type', 'Content-Length', 'X-Forwarded-For', 'Transfer-Encoding', 'Expect', 'Host'), fc.stringMatching(/^[A-Za-z-]{1,16}$/));
-const keyHeader: fc.Arbitrary<string[]> = fc.constantFrom<string[]>([], ['VALID'], ['VALID'], ['VALID'], ['VALID'], ['VALID', 'VALID'], ['ggt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'], ['VALIDx'], ['nonsense'], ['']);
+const headerName = fc.oneof(
+  fc.constantFrom(
+    'X-API-Key',
+    'x-api-key',
+    'Accept-Encoding',
+    'If-None-Match',
+    'Content-Type',
+    'Content-Length',
+    'X-Forwarded-For',
+    'Transfer-Encoding',
+    'Expect',
+    'Host',
+  ),
+  fc.stringMatching(/^[A-Za-z-]{1,16}$/),
+);
+const keyHeader: fc.Arbitrary<string[]> = fc.constantFrom<string[]>(
+  [],
+  ['VALID'],
+  ['VALID'],
+  ['VALID'],
+  ['VALID'],
+  ['VALID', 'VALID'],
+  ['ggt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+  ['VALIDx'],
+  ['nonsense'],
+  [''],
+);
 const jsonBody = fc.oneof(
   fc.emailAddress().map((email) => JSON.stringify({ email })),
   fc.string({ maxLength: 300 }).map((email) => JSON.stringify({ email })),
   fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
-  fc.constantFrom('', '{', '{"email":', 'null', '[]', '{"email":null}', '{"email":["a@b.co"]}', '{"email":"a@b.co","email":1}', '\u0000', '{"__proto__":{"email":"a@b.co"}}'),
+  fc.constantFrom(
+    '',
+    '{',
+    '{"email":',
+    'null',
+    '[]',
+    '{"email":null}',
+    '{"email":["a@b.co"]}',
+    '{"email":"a@b.co","email":1}',
+    '\u0000',
+    '{"__proto__":{"email":"a@b.co"}}',
+  ),
   fc.integer({ min: 1, max: 3_000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
   fc.integer({ min: 1, max: 5_000 }).map((n) => JSON.stringify({ email: `${'a'.repeat(n)}@example.com` })),
 );
@@ -122,7 +246,13 @@ const request = fc.record({
   headers: fc.array(fc.tuple(headerName, headerValue), { maxLength: 5 }),
   keys: keyHeader,
   body: fc.option(jsonBody, { nil: undefined }),
-  contentType: fc.constantFrom(undefined, 'application/json', 'application/json; charset=utf-8', 'text/plain', 'APPLICATION/JSON'),
+  contentType: fc.constantFrom(
+    undefined,
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'APPLICATION/JSON',
+  ),
 });
 type Request = typeof request extends fc.Arbitrary<infer R> ? R : never;
 
@@ -164,7 +294,7 @@ function check(r: Request, res: Raw | 'closed') {
     assert.equal(typeof json.error, 'string');
     assert.ok(!body.toString().includes(key), 'the key is never echoed');
   } else {
-    assert.equal(json.schema_version ?? json.openapi ? true : json.status === 'ok', true);
+    assert.equal((json.schema_version ?? json.openapi) ? true : json.status === 'ok', true);
   }
 }
 
@@ -182,6 +312,8 @@ describe('fuzz', () => {
     assert.equal(health.status, 200);
     assert.equal((await get(t.url, '/api/grains/CWRS', key)).status, 200);
     assert.ok(tried >= RUNS);
-    console.log(`fuzz: ${tried} requests, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(
+      `fuzz: ${tried} requests, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
   });
 });

@@ -4,12 +4,11 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { MESSAGES } from '../gateway/errors.ts';
+import { INTERFACE_NINE, OTHER_WHEAT } from './helpers/dataset.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const NINE = ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS'];
-const WHEAT = ['CWHWS', 'CWRW', 'CWSWS', 'CWES', 'CPSW', 'CNHR', 'CWSP', 'CERS', 'CEHRW', 'CESRW', 'CEAD', 'CEWW', 'CEOW', 'CEFD'];
-const IDS = [...NINE, ...WHEAT];
+const IDS = [...INTERFACE_NINE, ...OTHER_WHEAT];
 let t: TestGateway;
 let key: string;
 
@@ -35,10 +34,20 @@ describe('data endpoints', () => {
     const body = res.json();
     assert.equal(body.schema_version, '1.0');
     assert.equal(body.count, 23);
-    assert.deepEqual(body.grains.map((g: { grain_id: string }) => g.grain_id), IDS);
+    assert.deepEqual(
+      body.grains.map((g: { grain_id: string }) => g.grain_id),
+      IDS,
+    );
   });
 
-  for (const [asked, id] of [['CWRS', 'CWRS'], ['cwrs', 'CWRS'], ['CwRs', 'CWRS'], ['barley_gp_ce', 'BARLEY_GP_CE'], ['cefd', 'CEFD'], ['CwRw', 'CWRW']]) {
+  for (const [asked, id] of [
+    ['CWRS', 'CWRS'],
+    ['cwrs', 'CWRS'],
+    ['CwRs', 'CWRS'],
+    ['barley_gp_ce', 'BARLEY_GP_CE'],
+    ['cefd', 'CEFD'],
+    ['CwRw', 'CWRW'],
+  ]) {
     it(`GET /api/grains/${asked} answers the ${id} record`, async () => {
       const res = await get(t.url, `/api/grains/${asked}`, key);
       assert.equal(res.status, 200);
@@ -101,7 +110,14 @@ describe('changelog', () => {
       const body = res.json();
       assert.equal(body.count, count);
       assert.equal(body.entries.length, count);
-      assert.deepEqual(Object.keys(body.entries[0]), ['id', 'crop_year', 'effective_date', 'grain_ids_affected', 'summary', 'created_at']);
+      assert.deepEqual(Object.keys(body.entries[0]), [
+        'id',
+        'crop_year',
+        'effective_date',
+        'grain_ids_affected',
+        'summary',
+        'created_at',
+      ]);
     });
   }
 
@@ -142,10 +158,20 @@ describe('authentication', () => {
     ['no key', {}, MESSAGES.missingKey],
     ['an empty key', { 'x-api-key': '' }, MESSAGES.missingKey],
     ['a made-up key', { 'x-api-key': 'hello' }, MESSAGES.invalidKey],
-    ['a key with a broken checksum', { 'x-api-key': 'ggt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, MESSAGES.invalidKey],
+    [
+      'a key with a broken checksum',
+      { 'x-api-key': 'ggt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      MESSAGES.invalidKey,
+    ],
   ];
   for (const [name, headers, message] of cases) {
-    for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog', '/api/grains/NOPE', '/api/changelog?limit=0']) {
+    for (const path of [
+      '/api/grains',
+      '/api/grains/CWRS',
+      '/api/changelog',
+      '/api/grains/NOPE',
+      '/api/changelog?limit=0',
+    ]) {
       it(`401 for ${name} on ${path}`, async () => {
         const res = await request(t.url, path, { headers });
         assert.equal(res.status, 401);
@@ -172,7 +198,12 @@ describe('authentication', () => {
     assert.equal((await get(t.url, '/api/grains', second)).status, 200);
   });
 
-  const pages: [string, string][] = [['/', 'text/html; charset=utf-8'], ['/docs', 'text/html; charset=utf-8'], ['/assets/site.css', 'text/css; charset=utf-8'], ['/assets/register.js', 'text/javascript; charset=utf-8']];
+  const pages: [string, string][] = [
+    ['/', 'text/html; charset=utf-8'],
+    ['/docs', 'text/html; charset=utf-8'],
+    ['/assets/site.css', 'text/css; charset=utf-8'],
+    ['/assets/register.js', 'text/javascript; charset=utf-8'],
+  ];
   for (const [path, type] of pages) {
     it(`${path} needs no key and is served as ${type.split(';')[0]} with its security headers`, async () => {
       const res = await get(t.url, path, undefined, { 'accept-encoding': 'br' });
@@ -226,9 +257,21 @@ describe('registration', () => {
 
   const bad: [string, Record<string, string>, string | Buffer, number, string][] = [
     ['no content type', {}, '{"email":"a@example.com"}', 415, MESSAGES.unsupportedType],
-    ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }, 'email=a@example.com', 415, MESSAGES.unsupportedType],
+    [
+      'a form body',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      'email=a@example.com',
+      415,
+      MESSAGES.unsupportedType,
+    ],
     ['text/plain', { 'content-type': 'text/plain' }, '{"email":"a@example.com"}', 415, MESSAGES.unsupportedType],
-    ['a body over 1 KiB', { 'content-type': 'application/json' }, JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(1100) }), 413, MESSAGES.tooLarge],
+    [
+      'a body over 1 KiB',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(1100) }),
+      413,
+      MESSAGES.tooLarge,
+    ],
     ['malformed JSON', { 'content-type': 'application/json' }, '{"email":', 400, MESSAGES.badJson],
     ['an empty body', { 'content-type': 'application/json' }, '', 400, MESSAGES.badJson],
     ['a JSON array', { 'content-type': 'application/json' }, '["a@example.com"]', 400, MESSAGES.badJson],
@@ -237,10 +280,34 @@ describe('registration', () => {
     ['no email', { 'content-type': 'application/json' }, '{}', 400, MESSAGES.badJson],
     ['a numeric email', { 'content-type': 'application/json' }, '{"email":5}', 400, MESSAGES.badJson],
     ['an email without @', { 'content-type': 'application/json' }, '{"email":"example.com"}', 400, MESSAGES.badEmail],
-    ['an email without a tld', { 'content-type': 'application/json' }, '{"email":"a@localhost"}', 400, MESSAGES.badEmail],
-    ['an email with spaces inside', { 'content-type': 'application/json' }, '{"email":"a b@example.com"}', 400, MESSAGES.badEmail],
-    ['an email with two @', { 'content-type': 'application/json' }, '{"email":"a@b@example.com"}', 400, MESSAGES.badEmail],
-    ['an email over 254 characters', { 'content-type': 'application/json' }, JSON.stringify({ email: `${'a'.repeat(60)}@${'b'.repeat(190)}.com` }), 400, MESSAGES.badEmail],
+    [
+      'an email without a tld',
+      { 'content-type': 'application/json' },
+      '{"email":"a@localhost"}',
+      400,
+      MESSAGES.badEmail,
+    ],
+    [
+      'an email with spaces inside',
+      { 'content-type': 'application/json' },
+      '{"email":"a b@example.com"}',
+      400,
+      MESSAGES.badEmail,
+    ],
+    [
+      'an email with two @',
+      { 'content-type': 'application/json' },
+      '{"email":"a@b@example.com"}',
+      400,
+      MESSAGES.badEmail,
+    ],
+    [
+      'an email over 254 characters',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ email: `${'a'.repeat(60)}@${'b'.repeat(190)}.com` }),
+      400,
+      MESSAGES.badEmail,
+    ],
   ];
   for (const [name, headers, body, status, message] of bad) {
     it(`${status} for ${name}, and no account is made`, async () => {
@@ -283,7 +350,10 @@ describe('HTTP behaviour', () => {
     assert.equal(new Set([plain.headers.etag, br.headers.etag, gz.headers.etag]).size, 3);
     assert.equal(br.headers['content-length'], String(br.body.length));
     // a 304 names the ETag of the encoding the client would get
-    const nm = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'br', 'if-none-match': br.headers.etag! });
+    const nm = await get(t.url, '/api/grains/CWAD', key, {
+      'accept-encoding': 'br',
+      'if-none-match': br.headers.etag!,
+    });
     assert.equal(nm.status, 304);
     assert.equal(nm.headers.etag, br.headers.etag);
   });

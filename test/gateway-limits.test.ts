@@ -3,18 +3,58 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
-import { decide, rateLimitHeaders, WINDOW_MS } from '../gateway/rate-limit.ts';
+import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS } from '../gateway/rate-limit.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 describe('window arithmetic', () => {
   const t0 = 1_000_000;
-  const cases: { name: string; state?: { start: number; count: number }; now: number; count: boolean; allowed: boolean; used: number; resetAt: number }[] = [
+  const cases: {
+    name: string;
+    state?: { start: number; count: number };
+    now: number;
+    count: boolean;
+    allowed: boolean;
+    used: number;
+    resetAt: number;
+  }[] = [
     { name: 'the first request opens a window', now: t0, count: true, allowed: true, used: 1, resetAt: t0 + WINDOW_MS },
     { name: 'a peek opens nothing', now: t0, count: false, allowed: true, used: 0, resetAt: t0 + WINDOW_MS },
-    { name: 'counts inside the window', state: { start: t0, count: 4 }, now: t0 + 10, count: true, allowed: true, used: 5, resetAt: t0 + WINDOW_MS },
-    { name: 'refuses at the limit without counting', state: { start: t0, count: 5 }, now: t0 + 10, count: true, allowed: false, used: 5, resetAt: t0 + WINDOW_MS },
-    { name: 'the last millisecond is still the old window', state: { start: t0, count: 5 }, now: t0 + WINDOW_MS - 1, count: true, allowed: false, used: 5, resetAt: t0 + WINDOW_MS },
-    { name: 'a new window at the reset', state: { start: t0, count: 5 }, now: t0 + WINDOW_MS, count: true, allowed: true, used: 1, resetAt: t0 + 2 * WINDOW_MS },
+    {
+      name: 'counts inside the window',
+      state: { start: t0, count: 4 },
+      now: t0 + 10,
+      count: true,
+      allowed: true,
+      used: 5,
+      resetAt: t0 + WINDOW_MS,
+    },
+    {
+      name: 'refuses at the limit without counting',
+      state: { start: t0, count: 5 },
+      now: t0 + 10,
+      count: true,
+      allowed: false,
+      used: 5,
+      resetAt: t0 + WINDOW_MS,
+    },
+    {
+      name: 'the last millisecond is still the old window',
+      state: { start: t0, count: 5 },
+      now: t0 + WINDOW_MS - 1,
+      count: true,
+      allowed: false,
+      used: 5,
+      resetAt: t0 + WINDOW_MS,
+    },
+    {
+      name: 'a new window at the reset',
+      state: { start: t0, count: 5 },
+      now: t0 + WINDOW_MS,
+      count: true,
+      allowed: true,
+      used: 1,
+      resetAt: t0 + 2 * WINDOW_MS,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -23,10 +63,23 @@ describe('window arithmetic', () => {
     });
   }
   it('writes the headers of decisions.md §3', () => {
-    assert.deepEqual(rateLimitHeaders({ allowed: true, limit: 100, used: 3, resetAt: 1_800_000_500 }, 1_800_000_000 - 3_599_000), [
-      'X-RateLimit-Limit', '100', 'X-RateLimit-Remaining', '97', 'X-RateLimit-Used', '3', 'X-RateLimit-Reset', '1800001',
-      'RateLimit-Policy', '"default";q=100;w=3600', 'RateLimit', '"default";r=97;t=3600',
-    ]);
+    assert.deepEqual(
+      rateLimitHeaders({ allowed: true, limit: 100, used: 3, resetAt: 1_800_000_500 }, 1_800_000_000 - 3_599_000),
+      [
+        'X-RateLimit-Limit',
+        '100',
+        'X-RateLimit-Remaining',
+        '97',
+        'X-RateLimit-Used',
+        '3',
+        'X-RateLimit-Reset',
+        '1800001',
+        'RateLimit-Policy',
+        '"default";q=100;w=3600',
+        'RateLimit',
+        '"default";r=97;t=3600',
+      ],
+    );
   });
   it('follows a base list, with Retry-After first for a 429, whatever was asked before with the same base', () => {
     // The per-base templates are cached (rate-limit.ts): alternate limits and kinds on one base,
@@ -34,8 +87,19 @@ describe('window arithmetic', () => {
     const base = ['Content-Type', 'application/json', 'ETag', '"x"'];
     const now = 1_800_000_000;
     const plain = (limit: number, used: number) => [
-      ...base, 'X-RateLimit-Limit', String(limit), 'X-RateLimit-Remaining', String(Math.max(0, limit - used)), 'X-RateLimit-Used', String(used),
-      'X-RateLimit-Reset', '1800010', 'RateLimit-Policy', `"default";q=${limit};w=3600`, 'RateLimit', `"default";r=${Math.max(0, limit - used)};t=10`,
+      ...base,
+      'X-RateLimit-Limit',
+      String(limit),
+      'X-RateLimit-Remaining',
+      String(Math.max(0, limit - used)),
+      'X-RateLimit-Used',
+      String(used),
+      'X-RateLimit-Reset',
+      '1800010',
+      'RateLimit-Policy',
+      `"default";q=${limit};w=3600`,
+      'RateLimit',
+      `"default";r=${Math.max(0, limit - used)};t=10`,
     ];
     const cases: [limit: number, used: number, retry: boolean, expected: string[]][] = [
       [100, 3, false, plain(100, 3)],
@@ -48,7 +112,8 @@ describe('window arithmetic', () => {
       [100, 6, false, plain(100, 6)],
     ];
     for (const [limit, used, retry, expected] of cases) {
-      const h = rateLimitHeaders({ allowed: !retry, limit, used, resetAt: now + 10_000 }, now, retry, base);
+      const d = { allowed: !retry, limit, used, resetAt: now + 10_000 };
+      const h = retry ? retryHeaders(d, now, base) : rateLimitHeaders(d, now, base);
       assert.deepEqual(h, expected);
       h.fill('changed');
     }
@@ -70,11 +135,14 @@ describe('the hourly limit over HTTP', () => {
     const refused = results.filter((r) => r.status === 429);
     assert.equal(ok.length, 100);
     assert.equal(refused.length, 150);
-    assert.deepEqual(ok.map((r) => Number(r.headers['x-ratelimit-used'])).sort((a, b) => a - b), Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      ok.map((r) => Number(r.headers['x-ratelimit-used'])).sort((a, b) => a - b),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     for (const r of refused) {
       assert.equal(r.headers['retry-after'], '3600'); // the clock stands still: the whole window remains
       assert.equal(r.headers['x-ratelimit-remaining'], '0');
-      assert.equal(r.headers['ratelimit'], '"default";r=0;t=3600');
+      assert.equal(r.headers.ratelimit, '"default";r=0;t=3600');
       assert.deepEqual(r.json(), { error: MESSAGES.rateLimited, status: 429, schema_version: '1.0' });
     }
   });
@@ -84,7 +152,10 @@ describe('the hourly limit over HTTP', () => {
     const start = t.clock.now;
     const first = await get(t.url, '/api/grains', key);
     assert.equal(first.headers['x-ratelimit-reset'], String(Math.ceil((start + WINDOW_MS) / 1000)));
-    for (let i = 1; i < 100; i++) t.clock.advance(1_000), assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+    for (let i = 1; i < 100; i++) {
+      t.clock.advance(1_000);
+      assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+    }
     t.clock.now = start + WINDOW_MS - 1_500;
     const refused = await get(t.url, '/api/grains', key);
     assert.equal(refused.status, 429);

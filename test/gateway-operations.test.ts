@@ -5,12 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { buildSite } from '../build/build-site.ts';
 import { publishSite } from '../build/publish.ts';
-import Database from 'better-sqlite3';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
 import { createLogger } from '../gateway/log.ts';
-import { WINDOW_MS, type Decision } from '../gateway/rate-limit.ts';
+import { type Decision, WINDOW_MS } from '../gateway/rate-limit.ts';
 import { DB_FILE, openSqliteStore } from '../gateway/store/sqlite.ts';
 import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
@@ -31,7 +31,10 @@ describe('configuration', () => {
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
-      assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && message.test(e.message));
+      assert.throws(
+        () => loadConfig(env),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      );
     });
   }
   it('has the documented defaults and is frozen', () => {
@@ -87,8 +90,14 @@ describe('durability', () => {
     const second = await spawnGateway(env);
     try {
       const results = await Promise.all(issued.map((k) => get(second.url, '/api/grains', k)));
-      assert.deepEqual(results.map((r) => r.status), issued.map(() => 200), `${issued.length} keys issued before the kill`);
-      console.log(`kill -9: ${issued.length} keys answered 201 before the kill; all ${results.length} work after the restart`);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        issued.map(() => 200),
+        `${issued.length} keys issued before the kill`,
+      );
+      console.log(
+        `kill -9: ${issued.length} keys answered 201 before the kill; all ${results.length} work after the restart`,
+      );
     } finally {
       second.child.kill('SIGTERM');
       assert.equal(await second.exited, 0);
@@ -120,7 +129,13 @@ describe('saving the hourly windows while serving', () => {
     const start = Date.UTC(2026, 10, 22, 12);
     let now = start;
     const clock = () => now;
-    const first = openSqliteStore({ stateDir, rateLimitPerHour: 100, registerLimitPerHour: 10, clock, checkpointMs: 20 });
+    const first = openSqliteStore({
+      stateDir,
+      rateLimitPerHour: 100,
+      registerLimitPerHour: 10,
+      clock,
+      checkpointMs: 20,
+    });
     for (let i = 0; i < 7; i++) assert.equal((first.requests.hit('1', now) as Decision).used, i + 1);
     for (let i = 0; i < 3; i++) first.requests.hit('2', now);
     first.registrations.hit('192.0.2.1', now);
@@ -128,15 +143,33 @@ describe('saving the hourly windows while serving', () => {
     // another connection reads the file, as a restarted process would, until the checkpoint ran
     const reader = new Database(join(stateDir, DB_FILE), { readonly: true });
     const saved = () =>
-      (reader.prepare('SELECT kind, data FROM window_snapshots ORDER BY kind').all() as { kind: string; data: Buffer }[]).map((r) => [r.kind, decodeWindows(r.data)]);
+      (
+        reader.prepare('SELECT kind, data FROM window_snapshots ORDER BY kind').all() as {
+          kind: string;
+          data: Buffer;
+        }[]
+      ).map((r) => [r.kind, decodeWindows(r.data)]);
     const expected = [
       ['registrations', [['192.0.2.1', start, 1]]],
-      ['requests', [['1', start, 7], ['2', start, 3]]],
+      [
+        'requests',
+        [
+          ['1', start, 7],
+          ['2', start, 3],
+        ],
+      ],
     ];
-    for (let i = 0; i < 200 && JSON.stringify(saved()) !== JSON.stringify(expected); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && JSON.stringify(saved()) !== JSON.stringify(expected); i++)
+      await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(saved(), expected);
     // first is never closed (as after kill -9); a second store on the same file restores the windows
-    const second = openSqliteStore({ stateDir, rateLimitPerHour: 100, registerLimitPerHour: 10, clock, checkpointMs: 60_000 });
+    const second = openSqliteStore({
+      stateDir,
+      rateLimitPerHour: 100,
+      registerLimitPerHour: 10,
+      clock,
+      checkpointMs: 60_000,
+    });
     try {
       assert.equal((second.requests.hit('1', now) as Decision).used, 8);
       assert.equal((second.requests.peek('2', now) as Decision).used, 3);
@@ -147,7 +180,10 @@ describe('saving the hourly windows while serving', () => {
     } finally {
       await second.close();
     }
-    assert.deepEqual(saved(), [['registrations', []], ['requests', []]]);
+    assert.deepEqual(saved(), [
+      ['registrations', []],
+      ['requests', []],
+    ]);
     reader.close();
   });
 });
@@ -155,7 +191,15 @@ describe('saving the hourly windows while serving', () => {
 describe('the request line', () => {
   // Written as bytes (log.ts); it must read exactly as the same fields through JSON would.
   const at = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
-  const cases: [name: string, method: string, url: string, status: number, ms: number, account: string | null, path: string][] = [
+  const cases: [
+    name: string,
+    method: string,
+    url: string,
+    status: number,
+    ms: number,
+    account: string | null,
+    path: string,
+  ][] = [
     ['a grain', 'GET', '/api/grains/CWRS', 200, 0.37, '17', '/api/grains/CWRS'],
     ['a query is not logged', 'GET', '/api/changelog?grain_id=CWRS&limit=5', 200, 0.5, '1', '/api/changelog'],
     ['a 304, a long account id', 'HEAD', '/api/grains', 304, 0.05, '123456789012', '/api/grains'],
@@ -166,17 +210,35 @@ describe('the request line', () => {
     ['quotes and backslashes escaped', 'GET', '/a"b\\c', 400, 0.1, null, '/a"b\\c'],
     ['a key in the path masked', 'GET', '/api/grains/ggt_abcDEF-_123', 400, 0.1, null, '/api/grains/ggt_[redacted]'],
     ['non-ASCII in UTF-8', 'GET', '/é中', 404, 0.999, null, '/é中'],
-    ['a path cut to 512 characters (and not kept)', 'GET', `/${'a'.repeat(600)}?q=1`, 404, 0.1, null, `/${'a'.repeat(511)}`],
+    [
+      'a path cut to 512 characters (and not kept)',
+      'GET',
+      `/${'a'.repeat(600)}?q=1`,
+      404,
+      0.1,
+      null,
+      `/${'a'.repeat(511)}`,
+    ],
     ['an account id that is not a number goes through JSON', 'GET', '/', 200, 0.2, 'x"y', '/'],
   ];
   for (const [name, method, url, status, ms, account, path] of cases) {
     it(name, () => {
       const chunks: string[] = [];
-      const logger = createLogger((chunk) => chunks.push(chunk.toString()), () => at);
+      const logger = createLogger(
+        (chunk) => chunks.push(chunk.toString()),
+        () => at,
+      );
       logger.request(method, url, status, ms, account);
       logger.request(method, url, status, ms, account); // the second from the kept part
       logger.flush();
-      const expected = JSON.stringify({ time: new Date(at).toISOString(), method, path, status, ms: Math.round(ms * 100) / 100, account });
+      const expected = JSON.stringify({
+        time: new Date(at).toISOString(),
+        method,
+        path,
+        status,
+        ms: Math.round(ms * 100) / 100,
+        account,
+      });
       assert.equal(chunks.join(''), `${expected}\n${expected}\n`);
     });
   }
@@ -186,7 +248,17 @@ describe('the request line', () => {
     const logger = createLogger((chunk) => chunks.push(chunk.toString()));
     for (const t of times) logger.request('GET', '/api/grains', 200, 0.5, '3', t);
     logger.flush();
-    const expected = times.map((t) => JSON.stringify({ time: new Date(t).toISOString(), method: 'GET', path: '/api/grains', status: 200, ms: 0.5, account: '3' }) + '\n');
+    const expected = times.map(
+      (t) =>
+        `${JSON.stringify({
+          time: new Date(t).toISOString(),
+          method: 'GET',
+          path: '/api/grains',
+          status: 200,
+          ms: 0.5,
+          account: '3',
+        })}\n`,
+    );
     assert.equal(chunks.join(''), expected.join(''));
   });
 });
@@ -213,7 +285,10 @@ describe('the request log with a slow reader', () => {
     logger.flush();
     const written = chunks.slice(1).join('');
     assert.ok(written.length <= (1 << 20) + 65_536 + 200, `${written.length} bytes held`);
-    const dropped = written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event?: string; lines?: number });
+    const dropped = written
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { event?: string; lines?: number });
     const note = dropped.find((l) => l.event === 'log_dropped');
     const requests = dropped.filter((l) => l.event === undefined).length;
     assert.ok(note && note.lines! > 80_000, JSON.stringify(note));
@@ -225,8 +300,20 @@ describe('the request log with a slow reader', () => {
 describe('window snapshots', () => {
   const cases: [string, [string, number, number][]][] = [
     ['none', []],
-    ['account ids', [['1', 1795348800000, 7], ['123456789', 1795348800123, 4294967295]]],
-    ['addresses, IPv6 by /64', [['192.0.2.1', 1795348800000, 1], ['2001:db8:1:2::/64', 1795348801000, 10]]],
+    [
+      'account ids',
+      [
+        ['1', 1795348800000, 7],
+        ['123456789', 1795348800123, 4294967295],
+      ],
+    ],
+    [
+      'addresses, IPv6 by /64',
+      [
+        ['192.0.2.1', 1795348800000, 1],
+        ['2001:db8:1:2::/64', 1795348801000, 10],
+      ],
+    ],
     ['any UTF-8 subject', [['é—✓', 1, 2]]],
   ];
   for (const [name, rows] of cases) {
@@ -239,7 +326,8 @@ describe('window snapshots', () => {
     const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3 }]]));
     assert.throws(() => decodeWindows(Buffer.from([2])), /not a version 1 window snapshot/);
     assert.throws(() => decodeWindows(Buffer.alloc(0)), /not a version 1 window snapshot/);
-    for (let cut = 2; cut < whole.length; cut++) assert.throws(() => decodeWindows(whole.subarray(0, cut)), /cut short/);
+    for (let cut = 2; cut < whole.length; cut++)
+      assert.throws(() => decodeWindows(whole.subarray(0, cut)), /cut short/);
   });
 });
 
@@ -272,7 +360,10 @@ describe('a new build while serving', () => {
       }
       stop = true;
       await Promise.all(load);
-      assert.deepEqual([...seen].sort((a, b) => a - b), [1, real.dataset.grains.length]);
+      assert.deepEqual(
+        [...seen].sort((a, b) => a - b),
+        [1, real.dataset.grains.length],
+      );
       assert.ok(requests > 50, `${requests} requests during the swaps`);
       console.log(`reload: ${requests} requests during 6 build swaps, none failed`);
       // the last build published is picked up (polled for, up to 5 s)
@@ -296,7 +387,11 @@ describe('operators', () => {
       const key = await register(t.url, 'ops@example.com');
       assert.equal((await get(t.url, '/api/grains', key)).status, 200);
       const cli = (...args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], { cwd: root, env: { ...process.env, STATE_DIR: t.stateDir }, encoding: 'utf8' });
+        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
+          cwd: root,
+          env: { ...process.env, STATE_DIR: t.stateDir },
+          encoding: 'utf8',
+        });
       const list = cli('list');
       assert.equal(list.status, 0, list.stderr);
       assert.match(list.stdout, /\tops@example\.com\t.*\tactive\n1 account\(s\)/);
@@ -331,13 +426,20 @@ describe('operators', () => {
       await get(t.url, '/api/changelog?limit=2', key);
       await get(t.url, '/api/grains');
       await t.close();
-      const lines = t.logs.join('').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = t.logs
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const requests = lines.filter((l) => l.method);
-      assert.deepEqual(requests.map((l) => [l.method, l.path, l.status]), [
-        ['POST', '/api/register', 201],
-        ['GET', '/api/changelog', 200],
-        ['GET', '/api/grains', 401],
-      ]);
+      assert.deepEqual(
+        requests.map((l) => [l.method, l.path, l.status]),
+        [
+          ['POST', '/api/register', 201],
+          ['GET', '/api/changelog', 200],
+          ['GET', '/api/grains', 401],
+        ],
+      );
       assert.equal(requests[1].account, requests[0].account);
       assert.equal(requests[2].account, null);
       assert.ok(requests.every((l) => typeof l.ms === 'number' && typeof l.time === 'string'));

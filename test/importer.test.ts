@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cellFromAuthority, readCell } from '../build/cells.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
-import { draftGrain, proposeConditions, readHeader, toYaml, type GrainMeta } from '../build/import/draft.ts';
+import { draftGrain, type GrainMeta, proposeConditions, readHeader, toYaml } from '../build/import/draft.ts';
 import { parsePage } from '../build/import/parse-page.ts';
 import { readPageIndex } from '../build/import/read-page.ts';
 import { loadDataset, loadYaml } from '../build/load.ts';
@@ -34,9 +34,15 @@ const recordOf = (yaml: string) => {
 describe('authority page parser', () => {
   it('reads sections, notes, grade columns, footnotes and row marks', () => {
     assert.equal(page.modified, '2025-08-01');
-    assert.deepEqual(page.sections.map((s) => s.name), ['Oats, Canada Western Test (CWT)', 'Oats, Canada Eastern Test (CET)']);
+    assert.deepEqual(
+      page.sections.map((s) => s.name),
+      ['Oats, Canada Western Test (CWT)', 'Oats, Canada Eastern Test (CET)'],
+    );
     const cwt = section('Oats, Canada Western Test (CWT)');
-    assert.deepEqual(cwt.notes, ['Samples of CWT will be graded no lower than No. 2 CWT on account of smut.', 'The colour is added to the grade name.']);
+    assert.deepEqual(cwt.notes, [
+      'Samples of CWT will be graded no lower than No. 2 CWT on account of smut.',
+      'The colour is added to the grade name.',
+    ]);
     const [quality, factors] = cwt.tables;
     assert.deepEqual(quality!.grades, ['No. 1 CWT', 'No. 2 CWT', 'CW Feed']);
     assert.equal(quality!.fallthroughLabel, 'Grade, if specs for CW Feed not met');
@@ -50,14 +56,26 @@ describe('authority page parser', () => {
       isTotal: false,
       opensBlock: false,
     });
-    assert.deepEqual(factors!.rows.map((r) => [r.isTotal, r.opensBlock]), [
-      [false, false], [false, true], [false, false], [true, false], [false, true], [false, false], [false, false],
-    ]);
+    assert.deepEqual(
+      factors!.rows.map((r) => [r.isTotal, r.opensBlock]),
+      [
+        [false, false],
+        [false, true],
+        [false, false],
+        [true, false],
+        [false, true],
+        [false, false],
+        [false, false],
+      ],
+    );
   });
 
   it('refuses a page without tables, or with merged cells, in words', () => {
     assert.throws(() => parsePage('<html><main><p>nothing</p></main></html>'), /no grade determination tables/);
-    const merged = readFileSync(join(fixtures, 'two-section-page.html'), 'utf8').replace('<td>0.04</td><td>0.04</td>', '<td colspan="2">0.04</td>');
+    const merged = readFileSync(join(fixtures, 'two-section-page.html'), 'utf8').replace(
+      '<td>0.04</td><td>0.04</td>',
+      '<td colspan="2">0.04</td>',
+    );
     assert.throws(() => parsePage(merged), /merged cells/);
   });
 });
@@ -66,9 +84,18 @@ describe('importer grammar', () => {
   const headers: [string, ReturnType<typeof readHeader>][] = [
     ['Ergot %', { label: 'Ergot', unit: '%', unit_alt: undefined, direction: 'maximum' }],
     ['Minimum protein %', { label: 'Minimum protein', unit: '%', unit_alt: undefined, direction: 'minimum' }],
-    ['Minimum test weight kg/hL (g/0.5 L)', { label: 'Minimum test weight', unit: 'kg/hL', unit_alt: 'g/0.5 L', direction: 'minimum' }],
-    ['Minimum test weight kg/hL (g/0.5 L), CW', { label: 'Minimum test weight, CW', unit: 'kg/hL', unit_alt: 'g/0.5 L', direction: 'minimum' }],
-    ['Total % Foreign material', { label: 'Total Foreign material', unit: '%', unit_alt: undefined, direction: 'maximum' }],
+    [
+      'Minimum test weight kg/hL (g/0.5 L)',
+      { label: 'Minimum test weight', unit: 'kg/hL', unit_alt: 'g/0.5 L', direction: 'minimum' },
+    ],
+    [
+      'Minimum test weight kg/hL (g/0.5 L), CW',
+      { label: 'Minimum test weight, CW', unit: 'kg/hL', unit_alt: 'g/0.5 L', direction: 'minimum' },
+    ],
+    [
+      'Total % Foreign material',
+      { label: 'Total Foreign material', unit: '%', unit_alt: undefined, direction: 'maximum' },
+    ],
     ['Degree of soundness', { label: 'Degree of soundness', unit: '', unit_alt: undefined, direction: 'qualitative' }],
   ];
   for (const [header, expected] of headers) {
@@ -77,22 +104,32 @@ describe('importer grammar', () => {
 
   const conditions: [string, unknown][] = [
     ['Wheat, Sample CW Account Ergot', undefined],
-    ['2.5% or less - Wheat, Rejected grade, Account Stones Over 2.5% - Wheat, Sample Salvage', [
-      { condition: '<= 2.5%', region: null, grade: 'Wheat, Rejected grade, Account Stones' },
-      { condition: '> 2.5%', region: null, grade: 'Wheat, Sample Salvage' },
-    ]],
-    ['Wheat, Sample CW Account Fusarium Damage Over 10%- Wheat, Commercial Salvage', [
-      { condition: '<= 10%', region: null, grade: 'Wheat, Sample CW Account Fusarium Damage' },
-      { condition: '> 10%', region: null, grade: 'Wheat, Commercial Salvage' },
-    ]],
-    ['2.5% or less— West - Canola, Rejected (grade) Account Stones, or East - Canola, Sample Canada Account Stones Over 2.5%—Canola, Sample Salvage', [
-      { condition: '<= 2.5%', region: 'western', grade: 'Canola, Rejected (grade) Account Stones' },
-      { condition: '<= 2.5%', region: 'eastern', grade: 'Canola, Sample Canada Account Stones' },
-      { condition: '> 2.5%', region: null, grade: 'Canola, Sample Salvage' },
-    ]],
-    ['Over 10%, either alone or in combination with each other, of amber durum - Wheat, Sample CW Account Admixture', [
-      { condition: '> 10%', region: null, grade: 'Wheat, Sample CW Account Admixture' },
-    ]],
+    [
+      '2.5% or less - Wheat, Rejected grade, Account Stones Over 2.5% - Wheat, Sample Salvage',
+      [
+        { condition: '<= 2.5%', region: null, grade: 'Wheat, Rejected grade, Account Stones' },
+        { condition: '> 2.5%', region: null, grade: 'Wheat, Sample Salvage' },
+      ],
+    ],
+    [
+      'Wheat, Sample CW Account Fusarium Damage Over 10%- Wheat, Commercial Salvage',
+      [
+        { condition: '<= 10%', region: null, grade: 'Wheat, Sample CW Account Fusarium Damage' },
+        { condition: '> 10%', region: null, grade: 'Wheat, Commercial Salvage' },
+      ],
+    ],
+    [
+      '2.5% or less— West - Canola, Rejected (grade) Account Stones, or East - Canola, Sample Canada Account Stones Over 2.5%—Canola, Sample Salvage',
+      [
+        { condition: '<= 2.5%', region: 'western', grade: 'Canola, Rejected (grade) Account Stones' },
+        { condition: '<= 2.5%', region: 'eastern', grade: 'Canola, Sample Canada Account Stones' },
+        { condition: '> 2.5%', region: null, grade: 'Canola, Sample Salvage' },
+      ],
+    ],
+    [
+      'Over 10%, either alone or in combination with each other, of amber durum - Wheat, Sample CW Account Admixture',
+      [{ condition: '> 10%', region: null, grade: 'Wheat, Sample CW Account Admixture' }],
+    ],
   ];
   for (const [text, expected] of conditions) {
     it(`proposes conditions for "${text.slice(0, 40)}…"`, () => assert.deepEqual(proposeConditions(text), expected));
@@ -111,15 +148,24 @@ describe('importer grammar', () => {
     ['Cool and sweet', 'qualitative', 'Cool and sweet'],
   ];
   for (const [text, direction, expected] of cells) {
-    it(`writes the authority cell "${text}" (${direction})`, () => assert.deepEqual(cellFromAuthority(text, direction), expected));
+    it(`writes the authority cell "${text}" (${direction})`, () =>
+      assert.deepEqual(cellFromAuthority(text, direction), expected));
   }
 
   const reads: [unknown, string | undefined, unknown][] = [
     [0.1, '0.10', { value_type: 'numeric', value: 0.1, value_alt: null, threshold_note: null, decimals: 2 }],
     [65, '65', { value_type: 'numeric', value: 65, value_alt: null, threshold_note: null, decimals: 0 }],
     ['75 (365)', undefined, { value_type: 'numeric', value: 75, value_alt: 365, threshold_note: null, decimals: 0 }],
-    ['no minimum', undefined, { value_type: 'no_limit', value: null, value_alt: null, threshold_note: null, decimals: null }],
-    ['n/a', undefined, { value_type: 'not_applicable', value: null, value_alt: null, threshold_note: null, decimals: null }],
+    [
+      'no minimum',
+      undefined,
+      { value_type: 'no_limit', value: null, value_alt: null, threshold_note: null, decimals: null },
+    ],
+    [
+      'n/a',
+      undefined,
+      { value_type: 'not_applicable', value: null, value_alt: null, threshold_note: null, decimals: null },
+    ],
   ];
   for (const [raw, source, expected] of reads) {
     it(`reads the dataset cell ${JSON.stringify(raw)}`, () => {
@@ -129,7 +175,10 @@ describe('importer grammar', () => {
   }
   it('refuses an unknown key in a cell object', () => {
     const r = readCell({ vaule: 1 }, { direction: 'maximum', hasAltUnit: false, source: () => undefined });
-    assert.deepEqual(r, { error: 'unknown field "vaule" in a cell; a cell may have type, value, value_alt, note', at: ['vaule'] });
+    assert.deepEqual(r, {
+      error: 'unknown field "vaule" in a cell; a cell may have type, value, value_alt, note',
+      at: ['vaule'],
+    });
   });
 });
 
@@ -139,31 +188,71 @@ describe('draft grain files', () => {
     const record = recordOf(toYaml(draft, ' test'));
     assert.equal(record.colour_modifier, true);
     assert.deepEqual(record.grade_floor_rules, [
-      { account: 'smut', floor_grade: 'No. 2 CWT', note: 'Samples of CWT will be graded no lower than No. 2 CWT on account of smut.' },
+      {
+        account: 'smut',
+        floor_grade: 'No. 2 CWT',
+        note: 'Samples of CWT will be graded no lower than No. 2 CWT on account of smut.',
+      },
     ]);
     assert.deepEqual(record.footnotes, { '1': 'See Frost for the standard.' });
     const [quality, factors] = record.factor_groups;
-    assert.deepEqual(quality!.factors.map((f) => [f.factor_id, f.unit, f.unit_alt, f.threshold_direction, f.footnote_ref]), [
-      ['degree_of_soundness', '', null, 'qualitative', '1'],
-      ['minimum_test_weight', 'kg/hL', 'g/0.5 L', 'minimum', null],
-      ['minimum_protein', '%', null, 'minimum', null],
-    ]);
-    assert.deepEqual(quality!.factors[1]!.thresholds['CW Feed'], { value_type: 'numeric', value: 48.5, value_alt: 230, threshold_note: null, decimals: 1 });
-    assert.deepEqual(quality!.factors[2]!.thresholds['No. 1 CWT'], { value_type: 'numeric', value: 11, value_alt: null, threshold_note: null, decimals: 1 });
+    assert.deepEqual(
+      quality!.factors.map((f) => [f.factor_id, f.unit, f.unit_alt, f.threshold_direction, f.footnote_ref]),
+      [
+        ['degree_of_soundness', '', null, 'qualitative', '1'],
+        ['minimum_test_weight', 'kg/hL', 'g/0.5 L', 'minimum', null],
+        ['minimum_protein', '%', null, 'minimum', null],
+      ],
+    );
+    assert.deepEqual(quality!.factors[1]!.thresholds['CW Feed'], {
+      value_type: 'numeric',
+      value: 48.5,
+      value_alt: 230,
+      threshold_note: null,
+      decimals: 1,
+    });
+    assert.deepEqual(quality!.factors[2]!.thresholds['No. 1 CWT'], {
+      value_type: 'numeric',
+      value: 11,
+      value_alt: null,
+      threshold_note: null,
+      decimals: 1,
+    });
     const byId = Object.fromEntries(factors!.factors.map((f) => [f.factor_id, f]));
-    assert.deepEqual(byId.ergot!.thresholds['CW Feed'], { value_type: 'numeric', value: 0.1, value_alt: null, threshold_note: null, decimals: 2 });
+    assert.deepEqual(byId.ergot!.thresholds['CW Feed'], {
+      value_type: 'numeric',
+      value: 0.1,
+      value_alt: null,
+      threshold_note: null,
+      decimals: 2,
+    });
     assert.deepEqual(byId.total_shrunken_and_broken!.aggregates, ['shrunken', 'broken']);
     assert.equal(byId.total_shrunken_and_broken!.is_aggregate, true);
     assert.deepEqual(byId.total_shrunken_and_broken!.thresholds['CW Feed'], {
-      value_type: 'no_limit', value: null, value_alt: null, threshold_note: 'No limit within broken tolerances', decimals: null,
+      value_type: 'no_limit',
+      value: null,
+      value_alt: null,
+      threshold_note: 'No limit within broken tolerances',
+      decimals: null,
     });
     assert.deepEqual(byId.smudge!.thresholds['No. 2 CWT'], {
-      value_type: 'qualitative_judgment', value: 'Consider overall appearance', value_alt: null, threshold_note: null, decimals: null,
+      value_type: 'qualitative_judgment',
+      value: 'Consider overall appearance',
+      value_alt: null,
+      threshold_note: null,
+      decimals: null,
     });
     assert.deepEqual(byId.contrasting_classes!.thresholds['CW Feed'], {
-      value_type: 'numeric', value: 10, value_alt: null, threshold_note: '10%, either alone or in combination, of durum', decimals: 0,
+      value_type: 'numeric',
+      value: 10,
+      value_alt: null,
+      threshold_note: '10%, either alone or in combination, of durum',
+      decimals: 0,
     });
-    assert.deepEqual(byId.stones!.fallthrough_conditions?.map((c) => c.region), ['western', 'eastern', null]);
+    assert.deepEqual(
+      byId.stones!.fallthrough_conditions?.map((c) => c.region),
+      ['western', 'eastern', null],
+    );
   });
 
   it('sums every earlier row when the page draws no block and no name matches', () => {
@@ -187,11 +276,20 @@ describe('draft grain files', () => {
     assert.deepEqual(byId.total_heated_binburnt!.aggregates, ['binburnt']);
     assert.deepEqual(byId.total_sprouted!.aggregates, ['severely_sprouted']);
     // as printed: no unit, so a descriptive row whose one cell says "No limit"
-    assert.deepEqual([byId.sprouted!.unit, byId.sprouted!.threshold_direction, byId.sprouted!.thresholds['CT Feed']!.value_type], ['', 'qualitative', 'no_limit']);
+    assert.deepEqual(
+      [byId.sprouted!.unit, byId.sprouted!.threshold_direction, byId.sprouted!.thresholds['CT Feed']!.value_type],
+      ['', 'qualitative', 'no_limit'],
+    );
     assert.deepEqual(byId.contrasting_classes!.thresholds['CT Feed'], {
-      value_type: 'numeric', value: 10, value_alt: null, threshold_note: '10% or less, either alone or in combination, of durum', decimals: 0,
+      value_type: 'numeric',
+      value: 10,
+      value_alt: null,
+      threshold_note: '10% or less, either alone or in combination, of durum',
+      decimals: 0,
     });
-    assert.deepEqual(byId.contrasting_classes!.fallthrough_conditions, [{ condition: '> 10%', region: null, grade: 'Sample CT Account Admixture' }]);
+    assert.deepEqual(byId.contrasting_classes!.fallthrough_conditions, [
+      { condition: '> 10%', region: null, grade: 'Sample CT Account Admixture' },
+    ]);
   });
 
   it("keeps the editor's judgements when it updates a file", () => {
@@ -201,7 +299,9 @@ describe('draft grain files', () => {
     first.factor_groups[0]!.factors[2]!.aggregates = ['wild_oats'];
     first.factor_groups[0]!.factors[0]!.factor_id = 'excreta_renamed';
     first.factor_groups[0]!.factors[2]!.aggregates = ['excreta_renamed'];
-    first.factor_groups[0]!.factors[1]!.fallthrough_conditions = [{ condition: '<= 50%', region: null, grade: 'Mixed Grain CE Oats' }];
+    first.factor_groups[0]!.factors[1]!.fallthrough_conditions = [
+      { condition: '<= 50%', region: null, grade: 'Mixed Grain CE Oats' },
+    ];
     const again = draftGrain(s, meta('CET'), first);
     assert.equal(again.factor_groups[0]!.group_id, 'foreign');
     assert.equal(again.factor_groups[0]!.factors[0]!.factor_id, 'excreta_renamed');
@@ -213,11 +313,25 @@ describe('draft grain files', () => {
     const out = tempDir('import');
     mkdirSync(join(out, 'grains'));
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/import/cli.ts'), ...args, '--out', out], { encoding: 'utf8', cwd: root });
+      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/import/cli.ts'), ...args, '--out', out], {
+        encoding: 'utf8',
+        cwd: root,
+      });
     const ambiguous = run([join(fixtures, 'two-section-page.html'), 'CWT']);
     assert.equal(ambiguous.status, 2);
     assert.match(ambiguous.stderr, /--section "Oats, Canada Western Test \(CWT\)"/);
-    const ok = run([join(fixtures, 'two-section-page.html'), 'CWT', '--section', 'Oats, Canada Western Test (CWT)', '--kind', 'cereal', '--crop-year', '2025/26', '--name', 'Oats CWT']);
+    const ok = run([
+      join(fixtures, 'two-section-page.html'),
+      'CWT',
+      '--section',
+      'Oats, Canada Western Test (CWT)',
+      '--kind',
+      'cereal',
+      '--crop-year',
+      '2025/26',
+      '--name',
+      'Oats CWT',
+    ]);
     assert.equal(ok.status, 0, ok.stderr);
     const yaml = readFileSync(join(out, 'grains', 'CWT.yaml'), 'utf8');
     assert.match(yaml, /^source_url: https:\/\/example\.invalid\/oats\.html$/m);
@@ -252,7 +366,11 @@ describe('the shared authority pages', { skip: !existsSync(shared) && 'no ../sha
 
   it('check-authority reports no difference and exits 0', () => {
     const run = (dataset: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/import/check-cli.ts'), '--pages', shared, '--dataset', dataset], { encoding: 'utf8', cwd: root });
+      spawnSync(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'build/import/check-cli.ts'), '--pages', shared, '--dataset', dataset],
+        { encoding: 'utf8', cwd: root },
+      );
     const clean = run(join(root, 'dataset'));
     assert.equal(clean.status, 0, clean.stdout + clean.stderr);
     assert.match(clean.stdout, /^0 difference\(s\), 0 page\(s\) not checked$/m);

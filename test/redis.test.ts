@@ -7,7 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { MESSAGES } from '../gateway/errors.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
-import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway, type ChildGateway } from './helpers/gateway.ts';
+import {
+  type ChildGateway,
+  get,
+  realSiteDir,
+  register,
+  request,
+  root,
+  spawnGateway,
+  startTestGateway,
+} from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix } from './helpers/redis.ts';
 
 const skip = await redisSkipReason();
@@ -34,7 +43,11 @@ describe('redis store', { skip }, () => {
   after(() => cleanup(prefix));
 
   it('keeps the contract and exact windows, with an injected clock', async () => {
-    const t = await startTestGateway({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}a:`, REGISTER_LIMIT_PER_HOUR: '1000' });
+    const t = await startTestGateway({
+      REDIS_URL: SHARED_REDIS,
+      REDIS_KEY_PREFIX: `${prefix}a:`,
+      REGISTER_LIMIT_PER_HOUR: '1000',
+    });
     try {
       await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
       const key = await register(t.url, 'Redis@Example.com');
@@ -49,7 +62,7 @@ describe('redis store', { skip }, () => {
       const ttl = windows.length === 1 ? await r.pttl(windows[0]!) : -3;
       r.disconnect();
       assert.ok(ttl > WINDOW_MS && ttl <= WINDOW_MS + 60_000, `window TTL ${ttl} ms`);
-      assert.equal((await get(t.url, '/api/grains', 'ggt_' + 'A'.repeat(38))).status, 401);
+      assert.equal((await get(t.url, '/api/grains', `ggt_${'A'.repeat(38)}`)).status, 401);
       const results = await Promise.all(Array.from({ length: 150 }, () => get(t.url, '/api/changelog', key)));
       assert.equal(results.filter((r) => r.status === 200).length, 99);
       assert.ok(results.filter((r) => r.status === 429).every((r) => r.headers['retry-after'] === '3600'));
@@ -67,7 +80,12 @@ describe('redis store', { skip }, () => {
   });
 
   describe('three gateway processes on one Redis', () => {
-    const env = { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}b:`, SITE_DIR: realSiteDir(), REGISTER_LIMIT_PER_HOUR: '1000' };
+    const env = {
+      REDIS_URL: SHARED_REDIS,
+      REDIS_KEY_PREFIX: `${prefix}b:`,
+      SITE_DIR: realSiteDir(),
+      REGISTER_LIMIT_PER_HOUR: '1000',
+    };
     let gateways: ChildGateway[] = [];
     before(async () => {
       gateways = await Promise.all([spawnGateway(env), spawnGateway(env), spawnGateway(env)]);
@@ -80,12 +98,21 @@ describe('redis store', { skip }, () => {
 
     it('admit exactly the limit in total for 300 concurrent requests with one key', async () => {
       const key = await register(gateways[0]!.url, 'three@example.com');
-      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => get(gateways[i % 3]!.url, '/api/grains/CWRS', key)));
+      const results = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => get(gateways[i % 3]!.url, '/api/grains/CWRS', key)),
+      );
       const statuses = results.map((r) => r.status);
       assert.equal(statuses.filter((s) => s === 200).length, 100);
       assert.equal(statuses.filter((s) => s === 429).length, 200);
-      const used = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-used'])).sort((a, b) => a - b);
-      assert.deepEqual(used, Array.from({ length: 100 }, (_, i) => i + 1), 'every count handed out once, across the three');
+      const used = results
+        .filter((r) => r.status === 200)
+        .map((r) => Number(r.headers['x-ratelimit-used']))
+        .sort((a, b) => a - b);
+      assert.deepEqual(
+        used,
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        'every count handed out once, across the three',
+      );
     });
 
     it('a replacement on one instance revokes the key on the others within 2 s', async () => {
@@ -102,11 +129,15 @@ describe('redis store', { skip }, () => {
     it('npm run accounts revokes in Redis; every instance refuses the key within 2 s', async () => {
       const key = await register(gateways[2]!.url, 'ops-redis@example.com');
       for (const g of gateways) assert.equal((await get(g.url, '/api/grains', key)).status, 200);
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), 'revoke', 'ops-redis@example.com'], {
-        cwd: root,
-        env: { ...process.env, REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX },
-        encoding: 'utf8',
-      });
+      const cli = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'scripts/accounts.ts'), 'revoke', 'ops-redis@example.com'],
+        {
+          cwd: root,
+          env: { ...process.env, REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX },
+          encoding: 'utf8',
+        },
+      );
       assert.equal(cli.status, 0, cli.stderr);
       for (const g of gateways) await within(2_000, async () => (await get(g.url, '/api/grains', key)).status === 401);
     });
@@ -116,7 +147,11 @@ describe('redis store', { skip }, () => {
 describe('redis outage', { skip }, () => {
   it('keeps recently verified keys working, refuses what it cannot verify with 503, and recovers', async () => {
     const redis = await startPrivateRedis();
-    const t = await startTestGateway({ REDIS_URL: redis.url, REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_PER_HOUR: '5' });
+    const t = await startTestGateway({
+      REDIS_URL: redis.url,
+      REGISTER_LIMIT_PER_HOUR: '1000',
+      RATE_LIMIT_PER_HOUR: '5',
+    });
     try {
       await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
       const known = await register(t.url, 'known@example.com');
@@ -132,14 +167,24 @@ describe('redis outage', { skip }, () => {
       // verified recently: served, counted here from the last count Redis gave (1), up to the limit
       const during = [];
       for (let i = 0; i < 5; i++) during.push(await get(t.url, '/api/grains', known));
-      assert.deepEqual(during.map((r) => r.status), [200, 200, 200, 200, 429]);
-      assert.deepEqual(during.slice(0, 4).map((r) => r.headers['x-ratelimit-used']), ['2', '3', '4', '5']);
+      assert.deepEqual(
+        during.map((r) => r.status),
+        [200, 200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        during.slice(0, 4).map((r) => r.headers['x-ratelimit-used']),
+        ['2', '3', '4', '5'],
+      );
       // never verified by this instance: 503 with Retry-After, and so is registration
       const refused = await get(t.url, '/api/grains', unseen);
       assert.equal(refused.status, 503);
       assert.equal(refused.headers['retry-after'], '5');
       assert.deepEqual(refused.json(), { error: MESSAGES.storeUnavailable, status: 503, schema_version: '1.0' });
-      const reg = await request(t.url, '/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"during@example.com"}' });
+      const reg = await request(t.url, '/api/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"email":"during@example.com"}',
+      });
       assert.equal(reg.status, 503);
       assert.ok(reg.headers['retry-after']);
 
@@ -163,7 +208,11 @@ describe('redis outage', { skip }, () => {
 describe('redis restart under load', { skip }, () => {
   it('loses no issued key and recovers by itself when Redis is killed and restarted during a storm', async () => {
     const redis = await startPrivateRedis();
-    const t = await startTestGateway({ REDIS_URL: redis.url, REGISTER_LIMIT_PER_HOUR: '100000', RATE_LIMIT_PER_HOUR: '100000' });
+    const t = await startTestGateway({
+      REDIS_URL: redis.url,
+      REGISTER_LIMIT_PER_HOUR: '100000',
+      RATE_LIMIT_PER_HOUR: '100000',
+    });
     try {
       await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
       const issued: string[] = [];
@@ -173,7 +222,11 @@ describe('redis restart under load', { skip }, () => {
       const storm = Array.from({ length: 8 }, async () => {
         while (!stop) {
           const i = n++;
-          const res = await request(t.url, '/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `storm-${i}@example.com` }) });
+          const res = await request(t.url, '/api/register', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: `storm-${i}@example.com` }),
+          });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 201) issued.push(res.json().api_key);
           else assert.equal(res.status, 503); // while Redis is away: refused, never a 500
@@ -194,7 +247,9 @@ describe('redis restart under load', { skip }, () => {
       await Promise.all(storm);
       const results = await Promise.all(issued.map((k) => get(t.url, '/api/grains/CWRS', k)));
       assert.deepEqual(results.filter((r) => r.status !== 200).length, 0, `of ${issued.length} issued keys`);
-      console.log(`redis restart: ${issued.length} keys issued around the restart, all working; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+      console.log(
+        `redis restart: ${issued.length} keys issued around the restart, all working; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
     } finally {
       await t.close();
       await redis.stop();

@@ -7,7 +7,15 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { generateKey } from '../gateway/keys.ts';
 import { tempDir } from './helpers/dataset.ts';
-import { get, realSiteDir, register, request, spawnGateway, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import {
+  get,
+  realSiteDir,
+  register,
+  request,
+  spawnGateway,
+  startTestGateway,
+  type TestGateway,
+} from './helpers/gateway.ts';
 
 /** Resolves with the time until the server closed the socket (and what it said first). */
 function untilClosed(socket: Socket): Promise<{ ms: number; said: string }> {
@@ -21,7 +29,12 @@ describe('slow clients', () => {
   let t: TestGateway;
   let key: string;
   before(async () => {
-    t = await startTestGateway({ HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '300', RATE_LIMIT_PER_HOUR: '100000' });
+    t = await startTestGateway({
+      HEADERS_TIMEOUT_MS: '500',
+      REQUEST_TIMEOUT_MS: '1000',
+      KEEP_ALIVE_TIMEOUT_MS: '300',
+      RATE_LIMIT_PER_HOUR: '100000',
+    });
     key = await register(t.url, 'patient@example.com');
   });
   after(() => t.close());
@@ -58,7 +71,9 @@ describe('slow clients', () => {
 
   it('cuts a client that sends its body too slowly, serving others meanwhile', async () => {
     const socket = open();
-    socket.write('POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    socket.write(
+      'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+    );
     const closed = untilClosed(socket);
     const served = await servedMeanwhile(closed);
     const { ms, said } = await closed;
@@ -97,7 +112,10 @@ describe('abuse without growth', () => {
           ? await request(g.url, '/api/register', {
               method: 'POST',
               agent,
-              headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
+              headers: {
+                'content-type': 'application/json',
+                'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+              },
               body: JSON.stringify({ email: `flood-${i}@example.com` }),
             })
           : await request(g.url, '/api/grains/CWRS', { agent, headers: { 'x-api-key': generateKey() } });
@@ -105,9 +123,11 @@ describe('abuse without growth', () => {
     };
     const run = async (count: number) => {
       const end = n + count;
-      await Promise.all(Array.from({ length: 64 }, async () => {
-        while (n < end) await one();
-      }));
+      await Promise.all(
+        Array.from({ length: 64 }, async () => {
+          while (n < end) await one();
+        }),
+      );
     };
     try {
       await run(10_000); // warm-up: code compiled, pools and caches at their working size
@@ -115,7 +135,9 @@ describe('abuse without growth', () => {
       await run(100_000);
       const afterRss = rss();
       agent.destroy();
-      console.log(`abuse: RSS ${before.toFixed(1)} MiB → ${afterRss.toFixed(1)} MiB after 100,000 more requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+      console.log(
+        `abuse: RSS ${before.toFixed(1)} MiB → ${afterRss.toFixed(1)} MiB after 100,000 more requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
       assert.ok(afterRss - before < 40, `RSS grew by ${(afterRss - before).toFixed(1)} MiB`);
       assert.equal(statuses.get(401), 99_000);
       assert.equal(statuses.get(201), 11_000); // every address registered once

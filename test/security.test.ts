@@ -6,11 +6,19 @@ import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { clientAddress } from '../gateway/client-address.ts';
 import { MESSAGES } from '../gateway/errors.ts';
-import { bodyCrc32, digestBytes, digestHex, generateKey, hashKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
+import {
+  bodyCrc32,
+  digestBytes,
+  digestHex,
+  generateKey,
+  hashKey,
+  isWellFormedKey,
+  KEY_LENGTH,
+} from '../gateway/keys.ts';
+import { safePath } from '../gateway/log.ts';
 import { createKeyCache } from '../gateway/store/key-cache.ts';
 import { createKeyFilter, prefixOf } from '../gateway/store/key-filter.ts';
-import { safePath } from '../gateway/log.ts';
-import { register, request, startTestGateway, type RawResponse, type TestGateway } from './helpers/gateway.ts';
+import { type RawResponse, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 let t: TestGateway;
 let key: string;
@@ -54,7 +62,7 @@ describe('security', () => {
         const c = k[i] === 'A' ? 'B' : 'A';
         assert.equal(isWellFormedKey(k.slice(0, i) + c + k.slice(i + 1)), false, `changed at ${i}`);
       }
-      assert.equal(isWellFormedKey(k + 'x'), false);
+      assert.equal(isWellFormedKey(`${k}x`), false);
       assert.equal(isWellFormedKey(k.toUpperCase()), false);
     });
 
@@ -71,7 +79,10 @@ describe('security', () => {
       ['all -', '-'.repeat(32)],
       ['the whole alphabet', 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef'],
       ['digits and the rest', 'ghijklmnopqrstuvwxyz0123456789-_'],
-      ...Array.from({ length: 200 }, (_, i): [string, string] => [`random ${i}`, randomBytes(24).toString('base64url')]),
+      ...Array.from({ length: 200 }, (_, i): [string, string] => [
+        `random ${i}`,
+        randomBytes(24).toString('base64url'),
+      ]),
     ];
     it('checksum: CRC-32 as node:zlib computes it, in base64url of its 4 big-endian bytes', () => {
       for (const [name, body] of bodies) {
@@ -106,12 +117,28 @@ describe('security', () => {
     }
     it('refuses a wrong prefix and wrong lengths', () => {
       const k = generateKey();
-      for (const bad of ['', 'ggt_', k.slice(0, -1), `${k}A`, `GGT_${k.slice(4)}`, `ggx_${k.slice(4)}`, `xggt_${k.slice(5)}`]) {
+      for (const bad of [
+        '',
+        'ggt_',
+        k.slice(0, -1),
+        `${k}A`,
+        `GGT_${k.slice(4)}`,
+        `ggx_${k.slice(4)}`,
+        `xggt_${k.slice(5)}`,
+      ]) {
         assert.equal(isWellFormedKey(bad), false, JSON.stringify(bad));
       }
     });
     it('digest: SHA-256 as node:crypto computes it, as bytes and hex', () => {
-      for (const k of [...bodies.map(([, b]) => `ggt_${b}${checksumOf(b)}`), '', 'x', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(200), 'é中🌾']) {
+      for (const k of [
+        ...bodies.map(([, b]) => `ggt_${b}${checksumOf(b)}`),
+        '',
+        'x',
+        'a'.repeat(55),
+        'a'.repeat(56),
+        'a'.repeat(200),
+        'é中🌾',
+      ]) {
         const expected = createHash('sha256').update(k).digest();
         assert.equal(hashKey(k).length, 32);
         assert.deepEqual(digestBytes(hashKey(k)), expected, k);
@@ -126,10 +153,19 @@ describe('security', () => {
       const { app, store } = t.gateway;
       const findByKey = store.findByKey;
       let lookups = 0;
-      store.findByKey = (k) => (lookups++, findByKey.call(store, k));
+      store.findByKey = (k) => {
+        lookups++;
+        return findByKey.call(store, k);
+      };
       try {
         const ask = (k: string, method = 'GET') =>
-          app.handle({ method, url: '/api/grains/CWRS', headers: { 'x-api-key': k }, remoteAddress: '127.0.0.1', readBody: async () => Buffer.alloc(0) });
+          app.handle({
+            method,
+            url: '/api/grains/CWRS',
+            headers: { 'x-api-key': k },
+            remoteAddress: '127.0.0.1',
+            readBody: async () => Buffer.alloc(0),
+          });
         const wellFormed = generateKey();
         const cases: [name: string, key: string, method: string, lookups: number][] = [
           ['a wrong checksum', `${wellFormed.slice(0, -1)}${wellFormed.endsWith('A') ? 'B' : 'A'}`, 'GET', 0],
@@ -150,7 +186,7 @@ describe('security', () => {
             // the same object every time: no response is built for a made-up key
             if (!first.has(method)) first.set(method, r);
             assert.equal(r, first.get(method), name);
-            assert.equal(ask(generateKey().slice(0, -1) + '-', method), r, name);
+            assert.equal(ask(`${generateKey().slice(0, -1)}-`, method), r, name);
           }
         }
       } finally {
@@ -189,7 +225,7 @@ describe('security', () => {
         ['none', []],
         ['one', hashes.slice(0, 1)],
         ['a prefix of 0 (stored as 1)', ['\0'.repeat(32)]],
-        ['a prefix with the top bit set', ['\xff\xfe\x80\x01' + '\0'.repeat(28)]],
+        ['a prefix with the top bit set', [`\xff\xfe\x80\x01${'\0'.repeat(28)}`]],
         ['5,000, growing from 1,024 slots', hashes],
       ];
       for (const [name, held] of cases) {
@@ -314,7 +350,9 @@ describe('security', () => {
 
     it('413 for a declared body over 1 KiB, before reading it', async () => {
       // the body is never sent: the answer must come from the Content-Length alone
-      const answer = await raw('POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"email":');
+      const answer = await raw(
+        'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"email":',
+      );
       assert.match(answer, /^HTTP\/1\.1 413 /);
       assert.match(answer, /\r\nConnection: close\r\n/i);
       assert.match(answer, /"status":413/);
@@ -331,8 +369,16 @@ describe('security', () => {
     });
 
     it('a deeply nested or huge JSON body is a 400 or 413, never a crash', async () => {
-      for (const body of ['['.repeat(900) + ']'.repeat(900), `{"email":{"email":{"email":"a@example.com"}}}`, '{"email":"a@example.com","email":"b"}']) {
-        const res = await send('/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      for (const body of [
+        '['.repeat(900) + ']'.repeat(900),
+        `{"email":{"email":{"email":"a@example.com"}}}`,
+        '{"email":"a@example.com","email":"b"}',
+      ]) {
+        const res = await send('/api/register', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         assert.ok([400, 413].includes(res.status), `${res.status}`);
       }
     });
@@ -351,7 +397,8 @@ describe('security', () => {
       ['2001:db8::1', undefined, 0, '2001:db8:0:0::/64'],
     ];
     for (const [remote, xff, trust, expected] of cases) {
-      it(`${remote} via ${xff ?? 'nothing'} trusting ${trust} is ${expected}`, () => assert.equal(clientAddress(remote, xff, trust), expected));
+      it(`${remote} via ${xff ?? 'nothing'} trusting ${trust} is ${expected}`, () =>
+        assert.equal(clientAddress(remote, xff, trust), expected));
     }
   });
 

@@ -1,12 +1,12 @@
 // UPSTREAM_URL: the same answers as local mode, with the bodies streamed from a static origin.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { startStaticOrigin, type StaticOrigin } from './helpers/static-origin.ts';
+import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
 describe('upstream static origin', () => {
   let origin: StaticOrigin;
@@ -17,7 +17,12 @@ describe('upstream static origin', () => {
   before(async () => {
     origin = await startStaticOrigin(realSiteDir());
     local = await startTestGateway({ RATE_LIMIT_PER_HOUR: '100000' });
-    remote = await startTestGateway({ UPSTREAM_URL: `${origin.url}/`, UPSTREAM_TIMEOUT_MS: '300', RATE_LIMIT_PER_HOUR: '100000', SITE_DIR: '/nonexistent' });
+    remote = await startTestGateway({
+      UPSTREAM_URL: `${origin.url}/`,
+      UPSTREAM_TIMEOUT_MS: '300',
+      RATE_LIMIT_PER_HOUR: '100000',
+      SITE_DIR: '/nonexistent',
+    });
     localKey = await register(local.url, 'local@example.com');
     remoteKey = await register(remote.url, 'remote@example.com');
   });
@@ -26,7 +31,14 @@ describe('upstream static origin', () => {
     await origin.close();
   });
 
-  const paths = ['/api/grains', '/api/grains/CWRS', '/api/grains/barley_gp_ce', '/api/changelog', '/api/changelog?grain_id=corn_cw&limit=7', '/api/openapi.json'];
+  const paths = [
+    '/api/grains',
+    '/api/grains/CWRS',
+    '/api/grains/barley_gp_ce',
+    '/api/changelog',
+    '/api/changelog?grain_id=corn_cw&limit=7',
+    '/api/openapi.json',
+  ];
   const encodings = [undefined, 'gzip', 'br', 'gzip, deflate, br'];
   for (const path of paths) {
     it(`answers ${path} with the bytes, ETags and encodings of local mode`, async () => {
@@ -78,7 +90,8 @@ describe('upstream static origin', () => {
     // an origin whose build lost its bodies, and one that goes away
     const partial = tempDir('partial-origin');
     cpSync(realSiteDir(), partial, { recursive: true });
-    for (const d of readdirSync(join(partial, 'builds'))) rmSync(join(partial, 'builds', d, 'bodies'), { recursive: true });
+    for (const d of readdirSync(join(partial, 'builds')))
+      rmSync(join(partial, 'builds', d, 'bodies'), { recursive: true });
     const broken = await startStaticOrigin(partial);
     const doomed = await startStaticOrigin(realSiteDir());
     const a = await startTestGateway({ UPSTREAM_URL: broken.url, SITE_DIR: '/nonexistent' });

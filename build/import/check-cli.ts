@@ -7,10 +7,12 @@ import { parseArgs } from 'node:util';
 import { loadDataset } from '../load.ts';
 import { validateGrainFile } from '../validate.ts';
 import { authorityRecord, compareRecords, type Difference } from './check.ts';
-import { readPageIndex } from './read-page.ts';
 import type { SourceGrain } from './draft.ts';
+import { readPageIndex } from './read-page.ts';
 
-const { values } = parseArgs({ options: { pages: { type: 'string' }, dataset: { type: 'string', default: 'dataset' } } });
+const { values } = parseArgs({
+  options: { pages: { type: 'string' }, dataset: { type: 'string', default: 'dataset' } },
+});
 
 async function pageFor(url: string): Promise<string> {
   if (values.pages) {
@@ -37,7 +39,8 @@ async function main(): Promise<number> {
       problems++;
       continue;
     }
-    if (errors.length) console.error(`${file.file}: has ${errors.length} error(s) (npm run build lists them); compared all the same`);
+    if (errors.length)
+      console.error(`${file.file}: has ${errors.length} error(s) (npm run build lists them); compared all the same`);
     try {
       const theirs = authorityRecord(await pageFor(src.source_url), file);
       if (!theirs.record) {

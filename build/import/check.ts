@@ -2,10 +2,10 @@
 // the same importer (with the editor's judgements carried over), and the two records are compared
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
-import { loadYaml, type LoadedFile } from '../load.ts';
+import { type LoadedFile, loadYaml } from '../load.ts';
 import type { Factor, GrainRecord, Threshold } from '../types.ts';
 import { validateGrainFile } from '../validate.ts';
-import { draftGrain, toYaml, type SourceGrain } from './draft.ts';
+import { draftGrain, type SourceGrain, toYaml } from './draft.ts';
 import { parsePage } from './parse-page.ts';
 
 export interface Difference {
@@ -37,7 +37,8 @@ export function authorityRecord(html: string, file: LoadedFile): { record?: Grai
 export function compareRecords(ours: GrainRecord, theirs: GrainRecord): Difference[] {
   const out: Difference[] = [];
   const diff = (where: string, a: unknown, b: unknown) => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ grain_id: ours.grain_id, where, dataset: show(a), authority: show(b) });
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      out.push({ grain_id: ours.grain_id, where, dataset: show(a), authority: show(b) });
   };
   const id = ours.grain_id;
   diff(`${id} › grades`, ours.grades, theirs.grades);
@@ -59,7 +60,11 @@ export function compareRecords(ours: GrainRecord, theirs: GrainRecord): Differen
       continue;
     }
     diff(`${id} › table ${g + 1} caption`, a.group_label, b.group_label);
-    diff(`${id} › ${label} › rows`, a.factors.map((f) => f.factor_label), b.factors.map((f) => f.factor_label));
+    diff(
+      `${id} › ${label} › rows`,
+      a.factors.map((f) => f.factor_label),
+      b.factors.map((f) => f.factor_label),
+    );
     for (const theirsF of b.factors) {
       const oursF = a.factors.find((f) => f.factor_label === theirsF.factor_label);
       if (oursF) compareFactor(`${id} › ${label} › ${theirsF.factor_label}`, oursF, theirsF, ours.grades, diff);
@@ -68,7 +73,13 @@ export function compareRecords(ours: GrainRecord, theirs: GrainRecord): Differen
   return out;
 }
 
-function compareFactor(where: string, a: Factor, b: Factor, grades: string[], diff: (w: string, a: unknown, b: unknown) => void) {
+function compareFactor(
+  where: string,
+  a: Factor,
+  b: Factor,
+  grades: string[],
+  diff: (w: string, a: unknown, b: unknown) => void,
+) {
   diff(`${where} › unit`, a.unit, b.unit);
   diff(`${where} › unit_alt`, a.unit_alt, b.unit_alt);
   diff(`${where} › threshold_direction`, a.threshold_direction, b.threshold_direction);

@@ -5,8 +5,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadYamlFile } from '../load.ts';
-import { draftGrain, toYaml, type GrainMeta, type SourceGrain } from './draft.ts';
-import { parsePage, PageError } from './parse-page.ts';
+import { draftGrain, type GrainMeta, type SourceGrain, toYaml } from './draft.ts';
+import { PageError, parsePage } from './parse-page.ts';
 import { readPage } from './read-page.ts';
 
 const { values, positionals } = parseArgs({
@@ -35,7 +35,11 @@ async function main(): Promise<number> {
   const existing = file && existsSync(file) ? (loadYamlFile(file, datasetDir).data as SourceGrain) : undefined;
 
   const wanted = values.section ?? existing?.source_section;
-  const section = wanted ? parsed.sections.find((s) => s.name === wanted) : parsed.sections.length === 1 ? parsed.sections[0] : undefined;
+  const section = wanted
+    ? parsed.sections.find((s) => s.name === wanted)
+    : parsed.sections.length === 1
+      ? parsed.sections[0]
+      : undefined;
   if (!section || !grainId) {
     console.error(`${wanted ? `no section "${wanted}" on the page; ` : ''}the page has these sections:`);
     for (const s of parsed.sections) console.error(`  --section "${s.name}"`);
@@ -61,7 +65,9 @@ async function main(): Promise<number> {
     ' Numbers are exactly as printed. Judged by the editor: ids, aggregates, fallthrough_conditions, variety_tracks.',
   ].join('\n');
   writeFileSync(file!, toYaml(grain, header));
-  console.log(`${existing ? 'updated' : 'wrote'} ${file}: ${grain.factor_groups.reduce((n, g) => n + g.factors.length, 0)} factors`);
+  console.log(
+    `${existing ? 'updated' : 'wrote'} ${file}: ${grain.factor_groups.reduce((n, g) => n + g.factors.length, 0)} factors`,
+  );
   console.log('review: aggregates, fallthrough_conditions, grade_floor_rules, then run `npm run build`.');
   return 0;
 }

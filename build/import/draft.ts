@@ -3,54 +3,33 @@
 // conditions, variety tracks) is proposed, and on an update the editor's earlier choices are kept.
 import { Document, isScalar, isSeq, visit, type Node as YamlNode } from 'yaml';
 import { cellFromAuthority, PRINTED_NUMBER } from '../cells.ts';
-import type { Direction } from '../types.ts';
+import type { Direction, SourceFactor, SourceGrain } from '../types.ts';
 import { normalise, PageError, type PageRow, type PageSection } from './parse-page.ts';
 
-/** A grain file as an editor writes it (defaults omitted). */
-export interface SourceFactor {
-  factor_id: string;
-  factor_label: string;
-  unit?: string;
-  unit_alt?: string;
-  threshold_direction?: Direction;
-  aggregates?: string[];
-  footnote_ref?: string;
-  thresholds: unknown[];
-  fallthrough?: string;
-  fallthrough_conditions?: { condition: string; region?: string | null; grade: string }[];
-  monotonic_waiver?: string;
-}
-export interface SourceGroup {
-  group_id: string;
-  group_label: string;
-  factors: SourceFactor[];
-}
-export interface SourceGrain {
-  grain_id: string;
-  grain_name: string;
-  kind: string;
-  region?: string | null;
-  use_class?: string | null;
-  effective_crop_year: string;
-  coverage_status?: string;
-  source_url: string;
-  source_section: string;
-  last_scraped: string;
-  grades: string[];
-  variety_tracks?: { track_id: string; grades: string[] }[] | null;
-  colour_modifier?: boolean;
-  size_modifier?: boolean;
-  fallthrough_label: string;
-  grade_floor_rules?: { account: string; floor_grade: string; note: string }[];
-  footnotes?: Record<string, string>;
-  factor_groups: SourceGroup[];
-}
+export type { SourceFactor, SourceGrain } from '../types.ts';
 
-export type GrainMeta = Pick<SourceGrain, 'grain_id' | 'grain_name' | 'kind' | 'effective_crop_year' | 'source_url' | 'last_scraped'> &
-  Partial<Pick<SourceGrain, 'region' | 'use_class' | 'coverage_status' | 'size_modifier'>>;
+type SourceGroup = SourceGrain['factor_groups'][number];
+
+/**
+ * What the importer is told about a class. A new class's draft may hold "REVIEW: …" placeholders
+ * in kind, region and use_class, which the build refuses until an editor fills them in.
+ */
+export type GrainMeta = Pick<
+  SourceGrain,
+  'grain_id' | 'grain_name' | 'effective_crop_year' | 'source_url' | 'last_scraped'
+> &
+  Partial<Pick<SourceGrain, 'coverage_status' | 'size_modifier'>> & {
+    kind: string;
+    region?: string | null;
+    use_class?: string | null;
+  };
 
 export const slug = (s: string) =>
-  s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  s
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 
 const ALT_UNIT = /\b(kg\/h[lL])\s*\((g\/0\.5\s*[lL])\)/;
 
@@ -73,7 +52,13 @@ export function readHeader(header: string): { label: string; unit: string; unit_
   return { label, unit, unit_alt, direction };
 }
 
-const words = (s: string) => s.toLowerCase().replace(/^total\s+/, '').replace(/[^a-z ]+/g, ' ').split(/\s+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/^total\s+/, '')
+    .replace(/[^a-z ]+/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 const phrase = (s: string) => ` ${words(s).join(' ')} `;
 
 /**
@@ -83,7 +68,14 @@ const phrase = (s: string) => ` ${words(s).join(' ')} `;
  * rows whose whole name the total's contains (or the reverse), else those sharing its last word,
  * else all of them.
  */
-function proposeAggregates(rows: PageRow[], index: number, ids: string[], numeric: boolean[], used: Set<number>, group: string): string[] {
+function proposeAggregates(
+  rows: PageRow[],
+  index: number,
+  ids: string[],
+  numeric: boolean[],
+  used: Set<number>,
+  group: string,
+): string[] {
   const total = rows[index]!;
   const t = phrase(total.header);
   const included = /included in (total .+)$/i.exec(group);
@@ -114,7 +106,11 @@ export function proposeConditions(text: string): SourceFactor['fallthrough_condi
   const clean = (s: string) => {
     let t = s.replace(/^[\s\-–—,.]+|[\s\-–—,.]+$/g, '');
     // "Over 10%, either alone or ... of CWSP - Wheat, Sample ...": the grade follows the last " - ".
-    if (/^[,]/.test(s.trim()) || /either alone/.test(t)) t = t.split(/\s[-–—]\s/).at(-1)!.trim();
+    if (/^[,]/.test(s.trim()) || /either alone/.test(t))
+      t = t
+        .split(/\s[-–—]\s/)
+        .at(-1)!
+        .trim();
     return t;
   };
   const out: NonNullable<SourceFactor['fallthrough_conditions']> = [];
@@ -187,7 +183,10 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
       });
       if (row.fallthrough) {
         f.fallthrough = row.fallthrough;
-        const conditions = prev && prev.fallthrough === row.fallthrough ? prev.fallthrough_conditions : proposeConditions(row.fallthrough);
+        const conditions =
+          prev && prev.fallthrough === row.fallthrough
+            ? prev.fallthrough_conditions
+            : proposeConditions(row.fallthrough);
         if (conditions) f.fallthrough_conditions = conditions;
       }
       if (prev?.monotonic_waiver) f.monotonic_waiver = prev.monotonic_waiver;
@@ -199,9 +198,9 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
   const g: SourceGrain = {
     grain_id: meta.grain_id,
     grain_name: meta.grain_name,
-    kind: meta.kind,
-    ...(meta.region !== undefined ? { region: meta.region } : {}),
-    ...(meta.use_class !== undefined ? { use_class: meta.use_class } : {}),
+    kind: meta.kind as SourceGrain['kind'], // a placeholder stays for the build to refuse
+    ...(meta.region !== undefined ? { region: meta.region as SourceGrain['region'] } : {}),
+    ...(meta.use_class !== undefined ? { use_class: meta.use_class as SourceGrain['use_class'] } : {}),
     effective_crop_year: meta.effective_crop_year,
     ...(meta.coverage_status !== undefined ? { coverage_status: meta.coverage_status } : {}),
     source_url: meta.source_url,

@@ -74,11 +74,17 @@ function text(n: Node, refs?: string[]): string {
   if (n.tagName === 'script' || n.tagName === 'style') return '';
   if (hasClass(n, 'wb-inv')) return '';
   if (n.tagName === 'sup') {
-    const ref = normalise(kids(n).map((c) => text(c)).join(''));
+    const ref = normalise(
+      kids(n)
+        .map((c) => text(c))
+        .join(''),
+    );
     if (refs && ref) refs.push(ref);
     return ' ';
   }
-  return kids(n).map((c) => text(c, refs)).join('');
+  return kids(n)
+    .map((c) => text(c, refs))
+    .join('');
 }
 
 const styleHasTopRule = (n: Node) => /border-top\s*:\s*2px/.test(attr(n, 'style') ?? '');
@@ -92,7 +98,9 @@ function readTable(table: Node): PageTable {
   const thead = find(table, 'thead')[0];
   const headRow = thead && find(thead, 'tr')[0];
   if (!headRow) throw new PageError(`table "${captionText}" has no header row`);
-  const heads = kids(headRow).filter((c) => c.tagName === 'th' || c.tagName === 'td').map((c) => normalise(text(c)));
+  const heads = kids(headRow)
+    .filter((c) => c.tagName === 'th' || c.tagName === 'td')
+    .map((c) => normalise(text(c)));
   const last = heads[heads.length - 1] ?? '';
   const fallthroughLabel = /^Grade, if\b/i.test(last) ? last : null;
   const grades = heads.slice(1, fallthroughLabel ? -1 : undefined);
@@ -110,7 +118,9 @@ function readTable(table: Node): PageTable {
       const values = cells.slice(1).map((c) => normalise(text(c)));
       const expected = grades.length + (fallthroughLabel ? 1 : 0);
       if (values.length !== expected) {
-        throw new PageError(`row "${header}" of "${captionText}" has ${values.length} cells; the header has ${expected}`);
+        throw new PageError(
+          `row "${header}" of "${captionText}" has ${values.length} cells; the header has ${expected}`,
+        );
       }
       rows.push({
         header,
@@ -135,14 +145,23 @@ function readTable(table: Node): PageTable {
     const paragraphs = kids(dd).filter((c) => c.tagName === 'p' && !hasClass(c, 'fn-rtn'));
     footnotes[key] = normalise(paragraphs.map((p) => text(p)).join(' '));
   }
-  return { section: captionText.slice(0, cut), group: captionText.slice(cut + 2), grades, fallthroughLabel, rows, footnotes };
+  return {
+    section: captionText.slice(0, cut),
+    group: captionText.slice(cut + 2),
+    grades,
+    fallthroughLabel,
+    rows,
+    footnotes,
+  };
 }
 
 export function parsePage(html: string): Page {
   const doc = parse(html) as unknown as Node;
   const title = normalise(text(find(doc, 'title')[0] ?? { nodeName: 'x' }));
   const modified =
-    find(doc, 'meta').find((m) => attr(m, 'name') === 'dcterms.modified')?.attrs?.find((a) => a.name === 'content')?.value ?? null;
+    find(doc, 'meta')
+      .find((m) => attr(m, 'name') === 'dcterms.modified')
+      ?.attrs?.find((a) => a.name === 'content')?.value ?? null;
   const main = find(doc, 'main')[0] ?? doc;
 
   // Walk the main content in document order: an <h2> opens a section, paragraphs after it are its
@@ -159,7 +178,10 @@ export function parsePage(html: string): Page {
     if (n.tagName === 'table') {
       const t = readTable(n);
       let s = sections.get(t.section);
-      if (!s) sections.set(t.section, (s = { name: t.section, tables: [], notes: [] }));
+      if (!s) {
+        s = { name: t.section, tables: [], notes: [] };
+        sections.set(t.section, s);
+      }
       s.tables.push(t);
       return;
     }

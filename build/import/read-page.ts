@@ -21,7 +21,10 @@ export interface PageIndexRow {
 export function readPageIndex(dir: string): PageIndexRow[] {
   const tsv = join(dir, 'pages.tsv');
   if (!existsSync(tsv)) return [];
-  const [head, ...rows] = readFileSync(tsv, 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const [head, ...rows] = readFileSync(tsv, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const col = (name: string) => head!.indexOf(name);
   return rows.map((r) => ({
     file: r[col('file')]!,
@@ -38,7 +41,13 @@ export async function readPage(location: string, now: () => Date = () => new Dat
   if (/^https?:\/\//.test(location)) {
     const res = await fetch(location, { signal: AbortSignal.timeout(30_000) });
     if (!res.ok) throw new Error(`${location} answered ${res.status}`);
-    return { html: await res.text(), sourceUrl: location, retrieved: now().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return {
+      html: await res.text(),
+      sourceUrl: location,
+      retrieved: now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
+    };
   }
   const row = readPageIndex(dirname(location)).find((r) => r.file === basename(location));
   return {

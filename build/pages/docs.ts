@@ -2,6 +2,7 @@
 // request and a real example response (from this build's own bodies) for every operation.
 import { escapeHtml, page } from './layout.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON
 type Json = Record<string, any>;
 
 export interface Example {
@@ -13,14 +14,23 @@ export interface Example {
 }
 
 const pretty = (v: unknown) => escapeHtml(JSON.stringify(v, null, 2));
-const anchor = (method: string, path: string) => `op-${method}-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}`;
+const anchor = (method: string, path: string) =>
+  `op-${method}-${path
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()}`;
 
 function operation(path: string, method: string, op: Json, example: Example | undefined): string {
   const params = (op.parameters ?? []) as Json[];
   const paramRows = params
-    .map((p) => `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}${p.schema?.default !== undefined ? ` Default ${escapeHtml(String(p.schema.default))}.` : ''}${p.schema?.maximum !== undefined ? ` ${p.schema.minimum}–${p.schema.maximum}.` : ''}</td></tr>`)
+    .map(
+      (p) =>
+        `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}${p.schema?.default !== undefined ? ` Default ${escapeHtml(String(p.schema.default))}.` : ''}${p.schema?.maximum !== undefined ? ` ${p.schema.minimum}–${p.schema.maximum}.` : ''}</td></tr>`,
+    )
     .join('\n');
-  const body = op.requestBody ? `<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>, at most 1 KiB).</p>` : '';
+  const body = op.requestBody
+    ? `<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>, at most 1 KiB).</p>`
+    : '';
   const responses = Object.entries(op.responses as Json)
     .map(([status, r]) => {
       const headers = Object.keys((r as Json).headers ?? {});
@@ -36,9 +46,13 @@ ${body}
 <div class="scroll"><table><caption>Responses</caption><thead><tr><th scope="col">status</th><th scope="col">meaning</th></tr></thead><tbody>
 ${responses}
 </tbody></table></div>
-${example ? `<h3>Example</h3>
+${
+  example
+    ? `<h3>Example</h3>
 <pre><code>${escapeHtml(example.request)}</code></pre>
-<pre><code>HTTP/1.1 ${example.status}${(example.headers ?? []).map((h) => `\n${escapeHtml(h)}`).join('')}${example.body !== undefined ? `\n\n${pretty(example.body)}` : ''}</code></pre>${example.note ? `\n<p class="hint">${escapeHtml(example.note)}</p>` : ''}` : ''}
+<pre><code>HTTP/1.1 ${example.status}${(example.headers ?? []).map((h) => `\n${escapeHtml(h)}`).join('')}${example.body !== undefined ? `\n\n${pretty(example.body)}` : ''}</code></pre>${example.note ? `\n<p class="hint">${escapeHtml(example.note)}</p>` : ''}`
+    : ''
+}
 </section>`;
 }
 
@@ -48,7 +62,9 @@ export function renderDocs(openapi: Json, examples: Record<string, Example>): st
   for (const [path, item] of Object.entries(openapi.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
       ops.push(operation(path, method, op as Json, examples[`${method.toUpperCase()} ${path}`]));
-      toc.push(`<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escapeHtml(path)}</code></a></li>`);
+      toc.push(
+        `<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escapeHtml(path)}</code></a></li>`,
+      );
     }
   }
   const body = `<h1>API reference</h1>
@@ -77,5 +93,9 @@ ${toc.join('\n')}
 </section>
 
 ${ops.join('\n\n')}`;
-  return page({ title: 'API reference: grain grading tables', description: 'Every endpoint of the grain grading tables API, with examples.', body });
+  return page({
+    title: 'API reference: grain grading tables',
+    description: 'Every endpoint of the grain grading tables API, with examples.',
+    body,
+  });
 }

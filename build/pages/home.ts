@@ -4,9 +4,17 @@ import { escapeHtml, page } from './layout.ts';
 
 export function renderHome(grains: GrainRecord[]): string {
   const years = [...new Set(grains.map((g) => g.effective_crop_year))].sort();
-  const checked = grains.map((g) => g.last_scraped.slice(0, 10)).sort().at(-1) ?? '';
-  const perYear = years.map((y) => `${y} (${grains.filter((g) => g.effective_crop_year === y).length} classes)`).join(' and ');
-  const rows = grains.map((g) => `<tr><td><code>${escapeHtml(g.grain_id)}</code></td><td>${escapeHtml(g.grain_name)}</td></tr>`).join('\n');
+  const checked =
+    grains
+      .map((g) => g.last_scraped.slice(0, 10))
+      .sort()
+      .at(-1) ?? '';
+  const perYear = years
+    .map((y) => `${y} (${grains.filter((g) => g.effective_crop_year === y).length} classes)`)
+    .join(' and ');
+  const rows = grains
+    .map((g) => `<tr><td><code>${escapeHtml(g.grain_id)}</code></td><td>${escapeHtml(g.grain_name)}</td></tr>`)
+    .join('\n');
   const body = `<h1>Grain grading tables</h1>
 <p class="lead">The Canadian Grain Commission's primary grade determination tables, as JSON: for each grain class its
 grades, grading factors, per-grade limits, floor rules and footnotes, with a changelog of every update.
@@ -64,5 +72,10 @@ ${rows}
 </ul>
 <p>Every endpoint, with examples: <a href="/docs">API reference</a>.</p>
 </section>`;
-  return page({ title: 'Grain grading tables: free JSON API of the Official Grain Grading Guide tables', description: 'Primary grade determination tables of the Canadian Grain Commission as JSON, with free API keys.', body, script: '/assets/register.js' });
+  return page({
+    title: 'Grain grading tables: free JSON API of the Official Grain Grading Guide tables',
+    description: 'Primary grade determination tables of the Canadian Grain Commission as JSON, with free API keys.',
+    body,
+    script: '/assets/register.js',
+  });
 }

@@ -1,16 +1,17 @@
-// JSON Schemas (2020-12) of every response body: the OpenAPI document embeds them, and the tests
-// validate every published body against the copy in that document. Field sets are exact
+// JSON Schemas (2020-12) of every response body: the one description of the published shapes.
+// The TypeScript types (schema/types.ts) are derived from these constants; the OpenAPI document
+// embeds them, each named schema as a component that the others reach by $ref (componentsOf);
+// the tests validate every published body against that document. Field sets are exact
 // (interface.md, decisions.md §1): additionalProperties is false and every field is required.
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
 const schemaVersion = { const: '1.0' } as const;
 const cropYear = { type: 'string', pattern: '^\\d{4}/\\d{2}$' } as const;
-const exact = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
+const exact = <const P extends Record<string, unknown>>(properties: P) => ({
+  type: 'object' as const,
+  additionalProperties: false as const,
+  required: Object.keys(properties) as (keyof P & string)[],
   properties,
 });
 
@@ -23,82 +24,147 @@ const summaryFields = {
   effective_crop_year: cropYear,
   coverage_status: { enum: ['complete', 'partial'] },
   grades: { type: 'array', items: str, minItems: 1 },
-};
+} as const;
 
+const Threshold = {
+  ...exact({
+    value_type: { enum: ['numeric', 'no_limit', 'not_applicable', 'qualitative', 'qualitative_judgment'] },
+    value: { type: ['number', 'string', 'null'] },
+    value_alt: {
+      type: ['number', 'null'],
+      description: "the value in the factor's unit_alt (test weight in g/0.5 L)",
+    },
+    threshold_note: nullableStr,
+    decimals: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'decimal places as the authority prints the number (0.10 has 2)',
+    },
+  }),
+  description:
+    "numeric: value is a number; qualitative and qualitative_judgment: value is the authority's text; " +
+    'no_limit and not_applicable: value is null',
+} as const;
+
+const FallthroughCondition = exact({
+  condition: { type: 'string', description: 'e.g. "<= 2.5%" or "> 10%"' },
+  region: { enum: ['western', 'eastern', null] },
+  grade: str,
+});
+
+const Factor = exact({
+  factor_id: str,
+  factor_label: str,
+  unit: { type: 'string', description: '"%" or another unit; "" for a descriptive factor' },
+  unit_alt: nullableStr,
+  threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
+  is_aggregate: { type: 'boolean' },
+  aggregates: {
+    type: ['array', 'null'],
+    items: str,
+    description: 'factor_ids of sibling factors whose sum this total limits',
+  },
+  footnote_ref: nullableStr,
+  thresholds: { type: 'object', additionalProperties: Threshold, description: 'one threshold per grade name' },
+  fallthrough: nullableStr,
+  fallthrough_conditions: {
+    type: ['array', 'null'],
+    items: FallthroughCondition,
+    description: 'first matching condition applies',
+  },
+});
+
+const FactorGroup = exact({ group_id: str, group_label: str, factors: { type: 'array', items: Factor } });
+const GradeFloorRule = exact({ account: str, floor_grade: str, note: str });
+const VarietyTrack = exact({ track_id: str, grades: { type: 'array', items: str } });
+const GrainSummary = exact(summaryFields);
+
+const GrainRecord = exact({
+  schema_version: schemaVersion,
+  ...summaryFields,
+  variety_tracks: { type: ['array', 'null'], items: VarietyTrack },
+  colour_modifier: { type: 'boolean' },
+  size_modifier: { type: 'boolean' },
+  source_url: { type: 'string', format: 'uri' },
+  last_scraped: { type: 'string', format: 'date-time' },
+  fallthrough_label: str,
+  grade_floor_rules: { type: 'array', items: GradeFloorRule },
+  factor_groups: { type: 'array', items: FactorGroup },
+  footnotes: { type: 'object', additionalProperties: str },
+});
+
+const GrainList = exact({
+  schema_version: schemaVersion,
+  count: { type: 'integer' },
+  grains: { type: 'array', items: GrainSummary },
+});
+
+const ChangelogEntry = exact({
+  id: str,
+  crop_year: cropYear,
+  effective_date: { type: 'string', format: 'date' },
+  grain_ids_affected: { type: 'array', items: str },
+  summary: str,
+  created_at: { type: 'string', format: 'date-time' },
+});
+
+const Changelog = exact({
+  schema_version: schemaVersion,
+  count: { type: 'integer', minimum: 0, maximum: 100 },
+  entries: { type: 'array', items: ChangelogEntry, maxItems: 100 },
+});
+
+const Registration = exact({ api_key: str, email: str, schema_version: schemaVersion });
+
+const RegistrationRequest = {
+  type: 'object',
+  required: ['email'],
+  properties: { email: { type: 'string', maxLength: 254, format: 'email' } },
+} as const;
+
+const ErrorBody = exact({ error: str, status: { type: 'integer' }, schema_version: schemaVersion });
+
+const Health = exact({
+  status: { enum: ['ok', 'degraded'] },
+  store: { enum: ['ok', 'unavailable'], description: 'whether keys and limits can be checked right now' },
+  dataset_version: str,
+  build_id: str,
+  schema_version: schemaVersion,
+});
+
+/** The named schemas, in the order the OpenAPI document lists them. */
 export const responseSchemas = {
-  Threshold: {
-    ...exact({
-      value_type: { enum: ['numeric', 'no_limit', 'not_applicable', 'qualitative', 'qualitative_judgment'] },
-      value: { type: ['number', 'string', 'null'] },
-      value_alt: { type: ['number', 'null'], description: 'the value in the factor\'s unit_alt (test weight in g/0.5 L)' },
-      threshold_note: nullableStr,
-      decimals: { type: ['integer', 'null'], minimum: 0, description: 'decimal places as the authority prints the number (0.10 has 2)' },
-    }),
-    description: 'numeric: value is a number; qualitative and qualitative_judgment: value is the authority\'s text; no_limit and not_applicable: value is null',
-  },
-  FallthroughCondition: exact({
-    condition: { type: 'string', description: 'e.g. "<= 2.5%" or "> 10%"' },
-    region: { enum: ['western', 'eastern', null] },
-    grade: str,
-  }),
-  Factor: exact({
-    factor_id: str,
-    factor_label: str,
-    unit: { type: 'string', description: '"%" or another unit; "" for a descriptive factor' },
-    unit_alt: nullableStr,
-    threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
-    is_aggregate: { type: 'boolean' },
-    aggregates: { type: ['array', 'null'], items: str, description: 'factor_ids of sibling factors whose sum this total limits' },
-    footnote_ref: nullableStr,
-    thresholds: { type: 'object', additionalProperties: ref('Threshold'), description: 'one threshold per grade name' },
-    fallthrough: nullableStr,
-    fallthrough_conditions: { type: ['array', 'null'], items: ref('FallthroughCondition'), description: 'first matching condition applies' },
-  }),
-  FactorGroup: exact({ group_id: str, group_label: str, factors: { type: 'array', items: ref('Factor') } }),
-  GradeFloorRule: exact({ account: str, floor_grade: str, note: str }),
-  VarietyTrack: exact({ track_id: str, grades: { type: 'array', items: str } }),
-  GrainSummary: exact(summaryFields),
-  GrainRecord: exact({
-    schema_version: schemaVersion,
-    ...summaryFields,
-    variety_tracks: { type: ['array', 'null'], items: ref('VarietyTrack') },
-    colour_modifier: { type: 'boolean' },
-    size_modifier: { type: 'boolean' },
-    source_url: { type: 'string', format: 'uri' },
-    last_scraped: { type: 'string', format: 'date-time' },
-    fallthrough_label: str,
-    grade_floor_rules: { type: 'array', items: ref('GradeFloorRule') },
-    factor_groups: { type: 'array', items: ref('FactorGroup') },
-    footnotes: { type: 'object', additionalProperties: str },
-  }),
-  GrainList: exact({ schema_version: schemaVersion, count: { type: 'integer' }, grains: { type: 'array', items: ref('GrainSummary') } }),
-  ChangelogEntry: exact({
-    id: str,
-    crop_year: cropYear,
-    effective_date: { type: 'string', format: 'date' },
-    grain_ids_affected: { type: 'array', items: str },
-    summary: str,
-    created_at: { type: 'string', format: 'date-time' },
-  }),
-  Changelog: exact({
-    schema_version: schemaVersion,
-    count: { type: 'integer', minimum: 0, maximum: 100 },
-    entries: { type: 'array', items: ref('ChangelogEntry'), maxItems: 100 },
-  }),
-  Registration: exact({ api_key: str, email: str, schema_version: schemaVersion }),
-  RegistrationRequest: {
-    type: 'object',
-    required: ['email'],
-    properties: { email: { type: 'string', maxLength: 254, format: 'email' } },
-  },
-  Error: exact({ error: str, status: { type: 'integer' }, schema_version: schemaVersion }),
-  Health: exact({
-    status: { enum: ['ok', 'degraded'] },
-    store: { enum: ['ok', 'unavailable'], description: 'whether keys and limits can be checked right now' },
-    dataset_version: str,
-    build_id: str,
-    schema_version: schemaVersion,
-  }),
+  Threshold,
+  FallthroughCondition,
+  Factor,
+  FactorGroup,
+  GradeFloorRule,
+  VarietyTrack,
+  GrainSummary,
+  GrainRecord,
+  GrainList,
+  ChangelogEntry,
+  Changelog,
+  Registration,
+  RegistrationRequest,
+  Error: ErrorBody,
+  Health,
 } as const;
 
 export type ResponseSchemaName = keyof typeof responseSchemas;
+
+/**
+ * The schemas as OpenAPI components: inside each, a named schema used as a part becomes a $ref
+ * to its component, so the document states each shape once.
+ */
+export function componentsOf(schemas: Record<string, object>): Record<string, unknown> {
+  const names = new Map<object, string>(Object.entries(schemas).map(([name, s]) => [s, name]));
+  const walk = (value: unknown, top: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((v) => walk(v, false));
+    if (!value || typeof value !== 'object') return value;
+    const name = names.get(value);
+    if (name !== undefined && !top) return { $ref: `#/components/schemas/${name}` };
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, false)]));
+  };
+  return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, walk(s, true)]));
+}

@@ -2,20 +2,38 @@
 // checks a schema cannot express. `description`s are shown to editors in error messages.
 
 const text = { type: 'string', minLength: 1 } as const;
-const id = { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'lower snake case, e.g. total_foreign_material' } as const;
+const id = {
+  type: 'string',
+  pattern: '^[a-z][a-z0-9_]*$',
+  description: 'lower snake case, e.g. total_foreign_material',
+} as const;
 const cropYear = { type: 'string', pattern: '^\\d{4}/\\d{2}$', description: 'a crop year such as 2025/26' } as const;
 const timestamp = {
   type: 'string',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',
   description: 'an ISO 8601 UTC timestamp such as 2026-04-12T00:00:00Z',
 } as const;
-const grainId = { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: 'an upper-case grain id such as CWRS' } as const;
+const grainId = {
+  type: 'string',
+  pattern: '^[A-Z][A-Z0-9_]*$',
+  description: 'an upper-case grain id such as CWRS',
+} as const;
 
 export const grainFileSchema = {
   $id: 'grain-file',
   type: 'object',
   additionalProperties: false,
-  required: ['grain_id', 'grain_name', 'kind', 'effective_crop_year', 'source_url', 'last_scraped', 'grades', 'fallthrough_label', 'factor_groups'],
+  required: [
+    'grain_id',
+    'grain_name',
+    'kind',
+    'effective_crop_year',
+    'source_url',
+    'last_scraped',
+    'grades',
+    'fallthrough_label',
+    'factor_groups',
+  ],
   properties: {
     grain_id: grainId,
     grain_name: text,
@@ -86,7 +104,11 @@ export const grainFileSchema = {
                     additionalProperties: false,
                     required: ['condition', 'grade'],
                     properties: {
-                      condition: { type: 'string', pattern: '^(<=|<|>=|>) \\d+(\\.\\d+)?%$', description: 'like "<= 2.5%" or "> 10%"' },
+                      condition: {
+                        type: 'string',
+                        pattern: '^(<=|<|>=|>) \\d+(\\.\\d+)?%$',
+                        description: 'like "<= 2.5%" or "> 10%"',
+                      },
                       region: { enum: ['western', 'eastern', null] },
                       grade: text,
                     },
@@ -117,7 +139,11 @@ export const changelogFileSchema = {
         properties: {
           id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', description: 'lower case letters, digits and dashes' },
           crop_year: cropYear,
-          effective_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a date such as 2026-11-22' },
+          effective_date: {
+            type: 'string',
+            pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+            description: 'a date such as 2026-11-22',
+          },
           grain_ids_affected: { type: 'array', minItems: 1, items: grainId },
           summary: text,
           created_at: timestamp,

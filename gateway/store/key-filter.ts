@@ -1,6 +1,6 @@
 // The first 32 bits of every stored key hash, in an open-addressing table, so a well-formed key
-// that was never issued is refused after hashing it, without a query (measured in a loop: the
-// query for a missing hash ~3.7 µs, this probe well under 0.1 µs). A match is only a hint: the
+// that was never issued is refused after hashing it, without a query (a probe costs a small
+// fraction of the query (docs/performance.md: the measurements behind the code)). A match is only a hint: the
 // store still asks the file, so a false positive (about n in 2^32) or a hash left behind by a
 // replaced key costs one query, never a wrong answer.
 
@@ -18,7 +18,8 @@ export interface KeyFilter {
  * marks an empty slot, so a prefix of 0 is stored as 1 (one more false positive, no miss).
  */
 export const prefixOf = (digest: string) =>
-  ((digest.charCodeAt(0) << 24) | (digest.charCodeAt(1) << 16) | (digest.charCodeAt(2) << 8) | digest.charCodeAt(3)) >>> 0 || 1;
+  ((digest.charCodeAt(0) << 24) | (digest.charCodeAt(1) << 16) | (digest.charCodeAt(2) << 8) | digest.charCodeAt(3)) >>>
+    0 || 1;
 
 export function createKeyFilter(digests: Iterable<string> = []): KeyFilter {
   let slots = new Uint32Array(1024);

@@ -5,11 +5,11 @@
 //
 // Redis unreachable: nothing is queued (commands fail at once), a key verified within the last
 // OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
-import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { digestHex, hashKey } from '../keys.ts';
-import { createMemoryLimiter, WINDOW_MS, type Decision, type Limiter } from '../rate-limit.ts';
-import { StoreUnavailableError, type Account, type AccountRow, type Store } from './types.ts';
+import { createMemoryLimiter, type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
+import { connect, type Scripted } from './redis-client.ts';
+import { type Account, type AccountRow, type Store, StoreUnavailableError } from './types.ts';
 
 export interface RedisStoreOptions {
   url: string;
@@ -25,82 +25,6 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
 }
 
-// KEYS: window. ARGV: now, limit, window ms, count (1) or peek (0).
-// Returns {allowed, used, resetAt}. `now` is the gateway's clock; the window's expiry is relative
-// (PEXPIRE: its length and a minute, on Redis's own clock), so it does not depend on the gateway
-// and Redis hosts agreeing on the time (an absolute PEXPIREAT from a clock behind Redis's deleted
-// the window as it was written, and every request opened a new one).
-const WINDOW_SCRIPT = `
-local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
-local s = redis.call('HMGET', KEYS[1], 'start', 'count')
-local start = tonumber(s[1]); local used = tonumber(s[2]) or 0
-if (not start) or now >= start + win then start = nil; used = 0 end
-if used >= limit then return {0, used, start + win} end
-if ARGV[4] == '0' then return {1, used, start and (start + win) or (now + win)} end
-if not start then
-  start = now
-  redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
-  redis.call('PEXPIRE', KEYS[1], win + 60000)
-  used = 1
-else
-  used = redis.call('HINCRBY', KEYS[1], 'count', 1)
-end
-return {1, used, start + win}`;
-
-// KEYS: email → id, sequence, accounts set. ARGV: email, new key hash (hex), now, prefix.
-// Creates the account or replaces its key in one step: never two live keys, never none.
-const REGISTER_SCRIPT = `
-local id = redis.call('GET', KEYS[1])
-if not id then
-  id = tostring(redis.call('INCR', KEYS[2]))
-  redis.call('SET', KEYS[1], id)
-  redis.call('HSET', ARGV[4] .. 'account:' .. id, 'email', ARGV[1], 'created_at', ARGV[3])
-  redis.call('ZADD', KEYS[3], tonumber(id), id)
-end
-local account = ARGV[4] .. 'account:' .. id
-local old = redis.call('HGET', account, 'key_hash')
-if old then redis.call('DEL', ARGV[4] .. 'key:' .. old) end
-redis.call('SET', ARGV[4] .. 'key:' .. ARGV[2], id .. '\\t' .. ARGV[1])
-redis.call('HSET', account, 'key_hash', ARGV[2], 'key_issued_at', ARGV[3])
-redis.call('HDEL', account, 'revoked_at')
-if old then redis.call('PUBLISH', ARGV[4] .. 'revoked', old) end
-return id`;
-
-// KEYS: email → id. ARGV: now, prefix. Returns 1 when a live key was revoked.
-const REVOKE_SCRIPT = `
-local id = redis.call('GET', KEYS[1])
-if not id then return -1 end
-local account = ARGV[2] .. 'account:' .. id
-local old = redis.call('HGET', account, 'key_hash')
-if not old then return 0 end
-redis.call('DEL', ARGV[2] .. 'key:' .. old)
-redis.call('HDEL', account, 'key_hash')
-redis.call('HSET', account, 'revoked_at', ARGV[1])
-redis.call('PUBLISH', ARGV[2] .. 'revoked', old)
-return 1`;
-
-type Scripted = Redis & {
-  window(key: string, now: number, limit: number, win: number, count: string): Promise<[number, number, number]>;
-  registerAccount(emailKey: string, seq: string, set: string, email: string, hash: string, now: number, prefix: string): Promise<string>;
-  revokeAccount(emailKey: string, now: number, prefix: string): Promise<number>;
-};
-
-function connect(url: string, commandTimeout: number): Scripted {
-  const client = new Redis(url, {
-    enableOfflineQueue: false, // while disconnected, fail at once: no unbounded queue
-    maxRetriesPerRequest: 0,
-    commandTimeout, // no hang on a server that stopped answering
-    connectTimeout: 2_000,
-    retryStrategy: (times) => Math.min(100 * times, 2_000), // keep trying, every 2 s at most
-    lazyConnect: false,
-  }) as Scripted;
-  client.defineCommand('window', { numberOfKeys: 1, lua: WINDOW_SCRIPT });
-  client.defineCommand('registerAccount', { numberOfKeys: 3, lua: REGISTER_SCRIPT });
-  client.defineCommand('revokeAccount', { numberOfKeys: 1, lua: REVOKE_SCRIPT });
-  client.on('error', () => {}); // reported through the state events below
-  return client;
-}
-
 const unavailable = (err: unknown) => new StoreUnavailableError(err instanceof Error ? err.message : String(err));
 
 /** The operators' queries (also used by scripts/accounts.ts). */
@@ -109,7 +33,13 @@ export function redisAccountQueries(client: Scripted, prefix: string) {
     const h = await client.hgetall(`${prefix}account:${id}`);
     if (!h.email) return null;
     const num = (v: string | undefined) => (v === undefined ? null : Number(v));
-    return { id, email: h.email, created_at: Number(h.created_at), key_issued_at: num(h.key_issued_at), revoked_at: num(h.revoked_at) };
+    return {
+      id,
+      email: h.email,
+      created_at: Number(h.created_at),
+      key_issued_at: num(h.key_issued_at),
+      revoked_at: num(h.revoked_at),
+    };
   };
   return {
     async list() {
@@ -126,28 +56,12 @@ export function redisAccountQueries(client: Scripted, prefix: string) {
   };
 }
 
-/** A client for a short-lived tool: resolves once connected, or fails after `timeoutMs`. */
-export async function openRedisClient(url: string, timeoutMs = 5_000): Promise<Scripted> {
-  const client = connect(url, timeoutMs);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      client.disconnect();
-      reject(new Error(`no answer from Redis at ${new URL(url).host} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    client.once('ready', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  return client;
-}
-
 export function openRedisStore(opts: RedisStoreOptions): Store {
   const { prefix, clock } = opts;
   const client = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
   // The counts of all requests handled in one turn of the event loop leave in one write: the
-  // socket is corked at the first and uncorked after the turn (measured: the write syscall to
-  // Redis was a quarter of the CPU of a request in Redis mode).
+  // socket is corked at the first and uncorked after the turn (a write syscall per request was
+  // a large part of a request's CPU in Redis mode (docs/performance.md: the measurements behind the code)).
   let corked = false;
   const coalesceWrites = () => {
     const socket = (client as unknown as { stream?: import('node:net').Socket }).stream;
@@ -196,7 +110,10 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
   const lastKnown = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
   const localLimiter = (kind: string, limit: number) => {
     let l = outage.get(kind);
-    if (!l) outage.set(kind, (l = createMemoryLimiter({ limit, maxSubjects: 100_000 })));
+    if (!l) {
+      l = createMemoryLimiter({ limit, maxSubjects: 100_000 });
+      outage.set(kind, l);
+    }
     return l;
   };
 
@@ -226,13 +143,15 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
   };
 
   const queries = redisAccountQueries(client, prefix);
-  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    try {
-      return await fn(...a);
-    } catch (err) {
-      throw unavailable(err);
-    }
-  };
+  const guarded =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      try {
+        return await fn(...a);
+      } catch (err) {
+        throw unavailable(err);
+      }
+    };
 
   return {
     kind: 'redis',
@@ -265,7 +184,15 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     },
     register: guarded(async (email: string, digest: string, now: number) => {
       if (!up) throw new Error('redis is not connected');
-      const id = await client.registerAccount(`${prefix}email:${email}`, `${prefix}seq`, `${prefix}accounts`, email, digestHex(digest), now, prefix);
+      const id = await client.registerAccount(
+        `${prefix}email:${email}`,
+        `${prefix}seq`,
+        `${prefix}accounts`,
+        email,
+        digestHex(digest),
+        now,
+        prefix,
+      );
       return { id: String(id), email };
     }),
     requests: limiter('req', opts.rateLimitPerHour, true),
@@ -280,4 +207,3 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     },
   };
 }
-

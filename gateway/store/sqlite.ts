@@ -1,14 +1,15 @@
 // The embedded default: one SQLite file (WAL, synchronous=FULL) under STATE_DIR holds accounts and
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
 // snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
-import Database from 'better-sqlite3';
+
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { digestBytes, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
-import type { Account, AccountRow, Store } from './types.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
+import type { Account, AccountRow, Store } from './types.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
 export const DB_FILE = 'gateway.sqlite';
@@ -55,9 +56,15 @@ export function openDatabase(stateDir: string): Database.Database {
 }
 
 export function accountQueries(db: Database.Database) {
-  const list = db.prepare<[], AccountRow>('SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts ORDER BY id');
-  const show = db.prepare<[string], AccountRow>('SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts WHERE email = ?');
-  const revoke = db.prepare<[number, string]>('UPDATE accounts SET key_hash = NULL, revoked_at = ? WHERE email = ? AND key_hash IS NOT NULL');
+  const list = db.prepare<[], AccountRow>(
+    'SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts ORDER BY id',
+  );
+  const show = db.prepare<[string], AccountRow>(
+    'SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts WHERE email = ?',
+  );
+  const revoke = db.prepare<[number, string]>(
+    'UPDATE accounts SET key_hash = NULL, revoked_at = ? WHERE email = ? AND key_hash IS NOT NULL',
+  );
   return {
     list: () => list.all(),
     show: (email: string) => show.get(email) ?? null,
@@ -79,8 +86,14 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   );
 
   const requests = createMemoryLimiter({ limit: opts.rateLimitPerHour });
-  const registrations = createMemoryLimiter({ limit: opts.registerLimitPerHour, maxSubjects: opts.maxAddresses ?? 100_000 });
-  const limiters: [string, MemoryLimiter][] = [['requests', requests], ['registrations', registrations]];
+  const registrations = createMemoryLimiter({
+    limit: opts.registerLimitPerHour,
+    maxSubjects: opts.maxAddresses ?? 100_000,
+  });
+  const limiters: [string, MemoryLimiter][] = [
+    ['requests', requests],
+    ['registrations', registrations],
+  ];
   for (const [kind, limiter] of limiters) {
     const data = readSnapshot.get(kind);
     if (data === undefined) continue;
@@ -113,8 +126,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   }, opts.checkpointMs ?? 2_000);
   checkpoint.unref();
 
-  // Verified keys, so the hot path neither hashes nor queries the file (measured: hashing alone
-  // cost ~20 µs a request in the server). Our own replacements drop the old key at once; a write
+  // Verified keys, so the hot path neither hashes nor queries the file
+  // (docs/performance.md: the measurements behind the code). Our own replacements drop the old key at once; a write
   // by another process (npm run accounts -- revoke) changes PRAGMA data_version, which is polled,
   // and empties the cache. Keys live here in memory only, as they do while a request is handled.
   const verified = createKeyCache<Account>(opts.maxCachedKeys ?? 100_000);

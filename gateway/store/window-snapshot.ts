@@ -1,5 +1,5 @@
 // The hourly windows of one process as one compact blob, so saving 100,000 of them is one write
-// (measured: ~20 ms to encode 100,000, where 100,000 row upserts held the event loop ~200 ms).
+// that holds the event loop far shorter than as many row upserts (docs/performance.md: the measurements behind the code).
 // Layout: a version byte, then per window: u16 byte length and UTF-8 subject, f64 start, u32 count.
 import type { SavedWindow, WindowState } from '../rate-limit.ts';
 

@@ -3,6 +3,35 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The published order (dataset/index.yaml): interface.md's nine, then the other wheat classes. */
+export const INTERFACE_NINE = [
+  'CWRS',
+  'CWAD',
+  'CPSR',
+  'CANOLA',
+  'BARLEY_GP_CW',
+  'BARLEY_GP_CE',
+  'CORN_CW',
+  'CORN_CE',
+  'SOYBEANS',
+];
+export const OTHER_WHEAT = [
+  'CWHWS',
+  'CWRW',
+  'CWSWS',
+  'CWES',
+  'CPSW',
+  'CNHR',
+  'CWSP',
+  'CERS',
+  'CEHRW',
+  'CESRW',
+  'CEAD',
+  'CEWW',
+  'CEOW',
+  'CEFD',
+];
+
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `grain-${prefix}-`));
 
 /** A valid grain file; the validation tests change one thing at a time. Line numbers matter there. */

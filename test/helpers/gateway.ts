@@ -1,7 +1,7 @@
 // Real gateways for the tests: in this process on port 0 (with an injected clock), or as a child
 // process that can be killed. Requests go over real HTTP with a raw client that decodes nothing.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
 import { loadConfig } from '../../gateway/config.ts';
-import { startGateway, type Gateway } from '../../gateway/server.ts';
+import { type Gateway, startGateway } from '../../gateway/server.ts';
 import { tempDir } from './dataset.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,14 +61,29 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(env: Record<string, string> = {}, opts: { clock?: TestClock; sitePollMs?: number } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  opts: { clock?: TestClock; sitePollMs?: number } = {},
+): Promise<TestGateway> {
   const stateDir = env.STATE_DIR ?? tempDir('state');
   const siteDir = env.SITE_DIR ?? realSiteDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STATE_DIR: stateDir, SITE_DIR: siteDir, SHUTDOWN_GRACE_MS: '2000', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STATE_DIR: stateDir,
+    SITE_DIR: siteDir,
+    SHUTDOWN_GRACE_MS: '2000',
+    ...env,
+  });
   const clock = opts.clock ?? testClock();
   const logs: string[] = [];
   gatewayLogs.push(logs);
-  const gateway = await startGateway({ config, clock, logWrite: (s) => logs.push(s), sitePollMs: opts.sitePollMs ?? 50 });
+  const gateway = await startGateway({
+    config,
+    clock,
+    logWrite: (s) => logs.push(s),
+    sitePollMs: opts.sitePollMs ?? 50,
+  });
   return { gateway, url: gateway.url, clock, logs, stateDir, siteDir, close: () => gateway.close() };
 }
 
@@ -76,6 +91,7 @@ export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read bodies as whatever shape they assert
   json(): any;
   text(): string;
 }
@@ -85,12 +101,24 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 export function request(
   base: string,
   path: string,
-  opts: { method?: string; headers?: Record<string, string | string[]>; body?: string | Buffer; agent?: Agent | false } = {},
+  opts: {
+    method?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string | Buffer;
+    agent?: Agent | false;
+  } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path, method: opts.method ?? 'GET', headers: opts.headers, agent: opts.agent ?? agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        agent: opts.agent ?? agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -100,7 +128,13 @@ export function request(
             const issued = /"api_key":"(ggt_[^"]+)"/.exec(body.toString());
             if (issued) issuedKeys.add(issued[1]!);
           }
-          resolve({ status: res.statusCode!, headers: res.headers, body, json: () => JSON.parse(body.toString()), text: () => body.toString() });
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body,
+            json: () => JSON.parse(body.toString()),
+            text: () => body.toString(),
+          });
         });
         res.on('error', reject);
       },

@@ -1,7 +1,7 @@
 // Redis for the tests: the machine's server (127.0.0.1:6379, each test run under its own key
 // prefix), or a private redis-server the test can stop and start. In CI these tests must run:
 // a missing server fails them rather than skipping them (.ci/run starts one).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { tempDir } from './dataset.ts';
@@ -53,7 +53,24 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const dir = tempDir('redis');
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
     if (!(await reachable(port))) throw new Error('the private redis-server did not start');
   };

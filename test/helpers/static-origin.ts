@@ -1,9 +1,10 @@
 // A plain static file server standing in for the upstream origin (any static host serving the
 // build output). It can be made slow, or stopped, to test the gateway's 504 and 502.
-import { createServer, type Server } from 'node:http';
+
 import { readFile } from 'node:fs/promises';
-import { join, normalize } from 'node:path';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join, normalize } from 'node:path';
 
 export interface StaticOrigin {
   url: string;
@@ -21,7 +22,11 @@ export async function startStaticOrigin(root: string): Promise<StaticOrigin> {
     if (path.includes('..')) return void res.writeHead(400).end();
     try {
       const body = await readFile(join(root, path));
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length, etag: '"origin-etag"' });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': body.length,
+        etag: '"origin-etag"',
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
@@ -29,9 +34,10 @@ export async function startStaticOrigin(root: string): Promise<StaticOrigin> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   origin.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  origin.close = () => new Promise((r) => {
-    server.close(() => r());
-    server.closeAllConnections();
-  });
+  origin.close = () =>
+    new Promise((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   return origin;
 }

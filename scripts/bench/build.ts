@@ -2,11 +2,11 @@
 // `scale` times larger (9×scale classes copied from the real files under new ids, and
 // 100×scale changelog entries), so the growth of the build's cost is measured, not guessed.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildSite } from '../build/build-site.ts';
-import { publishSite } from '../build/publish.ts';
-import { tmpdir } from 'node:os';
+import { buildSite } from '../../build/build-site.ts';
+import { publishSite } from '../../build/publish.ts';
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: '100' }, keep: { type: 'string' } } });
 const scale = Number(values.scale);
@@ -20,7 +20,10 @@ function generate(dir: string) {
     for (const id of ids) {
       const nid = `${id}_${String(copy).padStart(3, '0')}`;
       all.push(nid);
-      const text = readFileSync(join(real, 'grains', `${id}.yaml`), 'utf8').replace(/^grain_id: .*$/m, `grain_id: ${nid}`);
+      const text = readFileSync(join(real, 'grains', `${id}.yaml`), 'utf8').replace(
+        /^grain_id: .*$/m,
+        `grain_id: ${nid}`,
+      );
       writeFileSync(join(dir, 'grains', `${nid}.yaml`), text);
     }
   }

@@ -16,7 +16,10 @@ const connections = Number(connectionsArg || 64);
 const target = new URL(url!);
 const keys = keysFile ? readFileSync(keysFile, 'utf8').trim().split('\n') : [''];
 const requests = keys.map((k) =>
-  Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n${k ? `X-API-Key: ${k}\r\n` : ''}\r\n`, 'latin1'),
+  Buffer.from(
+    `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n${k ? `X-API-Key: ${k}\r\n` : ''}\r\n`,
+    'latin1',
+  ),
 );
 
 const latencies: number[] = [];
@@ -115,8 +118,20 @@ const tick = () => {
     if (answers < sent && performance.now() < deadline) return;
     clearInterval(wait);
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-    console.log(JSON.stringify({ rate, counted: latencies.length, answers, sent, errors, p50: pct(50), p99: pct(99), max: latencies.at(-1) ?? NaN }));
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+    console.log(
+      JSON.stringify({
+        rate,
+        counted: latencies.length,
+        answers,
+        sent,
+        errors,
+        p50: pct(50),
+        p99: pct(99),
+        max: latencies.at(-1) ?? NaN,
+      }),
+    );
     for (const c of conns) c.socket.destroy();
   }, 10);
 };

@@ -1,0 +1,87 @@
+// THE contract between the build and the gateway: how a published site is laid out, what its
+// manifest and pointer hold, and the canonical key of every route. Both sides import this file;
+// the gateway imports nothing else from build/ (test/layout.test.ts holds it to that). No imports.
+//
+//   <site>/current.json                  the pointer: which build is live (replaced by rename)
+//   <site>/builds/<build_id>/manifest.json
+//   <site>/builds/<build_id>/bodies/<hash>.json[.br|.gz]
+
+export const POINTER_FILE = 'current.json';
+export const MANIFEST_FILE = 'manifest.json';
+export const BUILDS_DIR = 'builds';
+
+export interface Pointer {
+  build_id: string;
+  /** The build's folder, relative to the site: `builds/<build_id>`. */
+  dir: string;
+}
+
+/** One encoding of a body: each content-coding is a representation of its own. */
+export interface ManifestVariant {
+  file: string;
+  length: number;
+  /** Strong ETag of this representation. */
+  etag: string;
+}
+
+export interface BodyEntry {
+  type: string;
+  identity: ManifestVariant;
+  br?: ManifestVariant;
+  gzip?: ManifestVariant;
+}
+
+export interface Manifest {
+  generated: string;
+  build_id: string;
+  schema_version: string;
+  dataset_version: string;
+  grain_ids: string[];
+  /** Canonical route key → body hash (a key of `bodies`). */
+  routes: Record<string, string>;
+  bodies: Record<string, BodyEntry>;
+}
+
+export const ENCODINGS = ['br', 'gzip'] as const;
+export type Encoding = 'identity' | (typeof ENCODINGS)[number];
+
+const BUILD_ID = /^[0-9a-f]{16}$/;
+
+/** A pointer's text → the pointer, or an error naming what is wrong (a half-written or foreign file). */
+export function parsePointer(text: string): Pointer {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${POINTER_FILE} is not JSON`);
+  }
+  const p = value as Partial<Pointer> | null;
+  if (!p || typeof p.build_id !== 'string' || !BUILD_ID.test(p.build_id) || p.dir !== `${BUILDS_DIR}/${p.build_id}`) {
+    throw new Error(`${POINTER_FILE} does not name a build as ${BUILDS_DIR}/<16 hex digits>`);
+  }
+  return { build_id: p.build_id, dir: p.dir };
+}
+
+/** The manifest's text → the manifest, checked against the pointer that named it. */
+export function parseManifest(text: string, pointer: Pointer): Manifest {
+  const manifest = JSON.parse(text) as Manifest;
+  if (manifest.build_id !== pointer.build_id) {
+    throw new Error(`${POINTER_FILE} names ${pointer.build_id} but its manifest is ${manifest.build_id}`);
+  }
+  return manifest;
+}
+
+export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
+
+// Route keys: the build writes a body under each key, the gateway builds the same key from a request.
+
+/** interface.md: the changelog's `limit` defaults to 20, at most 100. */
+export const CHANGELOG_DEFAULT_LIMIT = 20;
+export const CHANGELOG_MAX_LIMIT = 100;
+
+/** The canonical key of a changelog request (grain id in its canonical case). */
+export const changelogKey = (grainId: string | null, limit: number) =>
+  grainId ? `/api/changelog?grain_id=${grainId}&limit=${limit}` : `/api/changelog?limit=${limit}`;
+
+export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
+export const GRAIN_LIST_KEY = '/api/grains';

@@ -1,0 +1,74 @@
+// The shape of every answer the gateway gives, and the one place answers are built from parts:
+// JSON bodies with their headers, and error answers prepared once per catalogue entry.
+import { errorBody, type HttpError } from './errors.ts';
+
+export interface GatewayRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string | undefined;
+  /** Reads the body, refusing (413) beyond `limit` bytes. */
+  readBody(limit: number): Promise<Buffer>;
+}
+
+export interface GatewayResponse {
+  status: number;
+  /** Flat [name, value, …] list, as writeHead takes it. */
+  headers: string[];
+  body: Buffer | null;
+  /** For the log line: the account served, never its key. */
+  account: string | null;
+  /** UPSTREAM_URL mode: the body is this file at the origin (the headers above are ours). */
+  proxy: string | null;
+}
+
+/** Every response is made here, so all have one shape (one hidden class for the code that writes them). */
+export const response = (
+  status: number,
+  headers: string[],
+  body: Buffer | null,
+  account: string | null = null,
+  proxy: string | null = null,
+): GatewayResponse => ({ status, headers, body, account, proxy });
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer that is not a precomputed body (registration, health): never stored by a cache. */
+export function jsonResponse(status: number, body: Buffer, opts: { head?: boolean; account?: string | null } = {}) {
+  const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
+  return response(status, headers, opts.head ? null : body, opts.account ?? null);
+}
+
+/**
+ * An error's body, headers and plain answers (with a body, and for HEAD), built once per catalogue
+ * entry: a 401 for a made-up key allocates nothing. A request adds only its own headers.
+ */
+interface PreparedError {
+  body: Buffer;
+  headers: string[];
+  plain: GatewayResponse;
+  head: GatewayResponse;
+}
+const prepared = new WeakMap<HttpError, PreparedError>();
+
+export function preparedError(err: HttpError): PreparedError {
+  let p = prepared.get(err);
+  if (!p) {
+    const body = errorBody(err.status, err.message);
+    const { headers } = jsonResponse(err.status, body);
+    for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
+    p = { body, headers, plain: response(err.status, headers, body), head: response(err.status, headers, null) };
+    prepared.set(err, p);
+  }
+  return p;
+}
+
+/** The prepared answer to an error, for GET or HEAD. */
+export const errorResponse = (err: HttpError, head = false): GatewayResponse =>
+  head ? preparedError(err).head : preparedError(err).plain;
+
+/** The prepared answer to an error, with headers of this request's own after the prepared ones. */
+export function errorWithHeaders(err: HttpError, extra: readonly string[], head = false): GatewayResponse {
+  const p = preparedError(err);
+  return response(err.status, p.headers.concat(extra), head ? null : p.body);
+}

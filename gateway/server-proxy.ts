@@ -1,0 +1,103 @@
+// UPSTREAM_URL mode: the body of a response is one precompressed file at the static origin,
+// streamed through http-proxy under the gateway's own headers. Part of the server (it writes to
+// node:http's responses); loaded only in this mode.
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import httpProxy from 'http-proxy';
+import { ERRORS, type HttpError } from './errors.ts';
+import { errorResponse } from './responses.ts';
+
+const { upstreamFailed, upstreamTimeout } = ERRORS;
+
+/**
+ * UPSTREAM_URL: the body of a response is the bytes of one precompressed file at the origin,
+ * streamed through http-proxy under the gateway's own headers (validators and encoding come from
+ * the manifest). The client's key, cookies and conditionals are not passed on. Failure is 502,
+ * no answer within the timeout 504, with the usual JSON error body.
+ */
+export function createUpstreamProxy(base: string, timeoutMs: number) {
+  interface Pending {
+    headers: string[];
+    expectedLength: string;
+    timedOut: boolean;
+    settled: boolean;
+    done: (status: number) => void;
+  }
+  const pending = new WeakMap<IncomingMessage, Pending>();
+  const agent = base.startsWith('https:')
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 256 })
+    : new Agent({ keepAlive: true, maxSockets: 256 });
+  const proxy = httpProxy.createProxyServer({
+    selfHandleResponse: true,
+    ignorePath: true,
+    proxyTimeout: timeoutMs,
+    agent,
+    changeOrigin: true,
+  });
+
+  const fail = (res: ServerResponse, p: Pending, err: HttpError) => {
+    if (p.settled) return;
+    p.settled = true;
+    if (res.headersSent) res.destroy();
+    else {
+      const r = errorResponse(err);
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
+    }
+    p.done(err.status);
+  };
+
+  proxy.on('proxyReq', (proxyReq, req) => {
+    const p = pending.get(req);
+    for (const h of ['x-api-key', 'cookie', 'authorization', 'if-none-match', 'if-modified-since', 'if-match', 'range'])
+      proxyReq.removeHeader(h);
+    proxyReq.setHeader('accept-encoding', 'identity'); // the file is already in the chosen encoding
+    proxyReq.on('timeout', () => {
+      if (p) p.timedOut = true;
+    });
+  });
+  proxy.on('proxyRes', (proxyRes, req, res) => {
+    const p = pending.get(req)!;
+    const length = proxyRes.headers['content-length'];
+    if (proxyRes.statusCode !== 200 || (length !== undefined && length !== p.expectedLength)) {
+      proxyRes.resume();
+      fail(res, p, upstreamFailed);
+      return;
+    }
+    res.writeHead(200, p.headers);
+    proxyRes.pipe(res);
+    proxyRes.on('end', () => {
+      if (p.settled) return;
+      p.settled = true;
+      p.done(200);
+    });
+    proxyRes.on('error', () => fail(res, p, upstreamFailed));
+  });
+
+  return {
+    forward(
+      req: IncomingMessage,
+      res: ServerResponse,
+      path: string,
+      headers: string[],
+      done: (status: number) => void,
+    ) {
+      const i = headers.indexOf('Content-Length');
+      const p: Pending = {
+        headers,
+        expectedLength: i >= 0 ? headers[i + 1]! : '',
+        timedOut: false,
+        settled: false,
+        done,
+      };
+      pending.set(req, p);
+      proxy.web(req, res, { target: `${base}${path}` }, () =>
+        fail(res, p, p.timedOut ? upstreamTimeout : upstreamFailed),
+      );
+    },
+    close() {
+      proxy.close();
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+// Driving load and reading results: wrk (or autocannon), the paced client for the p99 at a fixed
+// rate, CPU time per request from /proc, and alternated rounds with medians.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { CONNECTIONS, DURATION, HAS_WRK, pin, ROUNDS, root, WARMUP, work } from './context.ts';
+
+export interface Load {
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A file of keys, one per line, sent in turn as X-API-Key. */
+  keysFile?: string;
+  /** POST /api/register with a new e-mail each time. */
+  registrations?: boolean;
+}
+
+export interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU time of the server process (user + system, all threads) per request, in µs: steadier than req/s on a shared machine. */
+  cpuUs?: number;
+  /** req/s of each round, when the figures are medians of rounds. */
+  all?: number[];
+}
+
+function wrkScript(load: Load): string {
+  const headers = Object.entries(load.headers ?? {})
+    .map(([k, v]) => `h[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join('\n');
+  return `
+local keys = {}
+${load.keysFile ? `for line in io.lines(${JSON.stringify(load.keysFile)}) do keys[#keys + 1] = line end` : ''}
+local n = 0
+local tid = 0
+local threads = 0
+function setup(thread) thread:set("tid", threads); threads = threads + 1 end
+request = function()
+  n = n + 1
+  local h = {}
+  ${headers}
+  ${load.keysFile ? 'h["X-API-Key"] = keys[(n * 7919 + tid * 104729) % #keys + 1]' : ''}
+  ${
+    load.registrations
+      ? 'h["Content-Type"] = "application/json"\n  return wrk.format("POST", "/api/register", h, string.format(\'{"email":"b%d-%d-%d@example.com"}\', os.time(), tid, n))'
+      : `return wrk.format(${JSON.stringify(load.method ?? 'GET')}, ${JSON.stringify(load.path)}, h)`
+  }
+end`;
+}
+
+const toMs = (s: string) => {
+  const m = /([\d.]+)(us|ms|s)/.exec(s)!;
+  return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+};
+
+export async function drive(url: string, load: Load, seconds: number): Promise<Result> {
+  if (HAS_WRK) {
+    const script = join(work, `load-${Math.random().toString(36).slice(2)}.lua`);
+    writeFileSync(script, wrkScript(load));
+    const argv = pin(1, [
+      'wrk',
+      '-t',
+      '1',
+      '-c',
+      String(CONNECTIONS),
+      '-d',
+      `${seconds}s`,
+      '--latency',
+      '-s',
+      script,
+      url,
+    ]);
+    const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
+    const out = r.stdout;
+    const pct = (p: string) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '0ms');
+    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    return {
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+      p50: pct('50'),
+      p99: pct('99'),
+      errors: errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+    };
+  }
+  const keys = load.keysFile ? readFileSync(load.keysFile, 'utf8').trim().split('\n') : [];
+  let n = 0;
+  const r = await autocannon({
+    url: url + load.path,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: load.registrations ? 'POST' : (load.method ?? 'GET'),
+    headers: { ...(load.headers ?? {}), ...(load.registrations ? { 'content-type': 'application/json' } : {}) },
+    requests: [
+      {
+        // biome-ignore lint/suspicious/noExplicitAny: autocannon's request object is untyped
+        setupRequest: (req: Record<string, any>) => {
+          n++;
+          if (keys.length) req.headers = { ...req.headers, 'x-api-key': keys[n % keys.length] };
+          if (load.registrations) req.body = JSON.stringify({ email: `b${process.pid}-${n}@example.com` });
+          return req;
+        },
+      },
+    ],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors };
+}
+
+/**
+ * The p99 latency at a fixed rate: scripts/bench/paced-load.ts, an open-loop client on the load
+ * generator's CPU (wrk cannot hold a rate; autocannon's fixed rate sends in bursts).
+ */
+export async function latencyAt(url: string, load: Load, rate: number, seconds: number): Promise<number> {
+  const argv = pin(1, [
+    process.execPath,
+    '--import',
+    'tsx',
+    'scripts/bench/paced-load.ts',
+    url + load.path,
+    String(Math.round(rate)),
+    String(seconds),
+    load.keysFile ?? '',
+  ]);
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: root, encoding: 'utf8' });
+  const line = r.stdout.trim().split('\n').at(-1) ?? '{}';
+  return (JSON.parse(line) as { p99?: number }).p99 ?? NaN;
+}
+
+/** utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+export const cpuSeconds = (pid: number) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+};
+
+export async function measure(url: string, load: Load, pid?: number): Promise<Result> {
+  await drive(url, load, WARMUP);
+  const cpu0 = pid ? cpuSeconds(pid) : NaN;
+  const r = await drive(url, load, DURATION);
+  if (pid) r.cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / (r.rps * DURATION);
+  return r;
+}
+
+export interface Target {
+  name: string;
+  url: string;
+  /** For the CPU time per request (not for nginx, whose worker is another process). */
+  pid?: number;
+  load: Load;
+}
+
+export const median = (xs: number[]) => {
+  const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (v.length === 0) return NaN;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+};
+
+/**
+ * Each target measured ROUNDS times, in turn (each round starts one target later, so no target
+ * always follows the same one), all of them up throughout. Per target, the median of each figure.
+ */
+export async function rounds(targets: Target[]): Promise<Map<string, Result>> {
+  const runs = new Map<string, Result[]>(targets.map((t) => [t.name, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[(i + r) % targets.length]!;
+      runs.get(t.name)!.push(await measure(t.url, t.load, t.pid));
+    }
+  }
+  const out = new Map<string, Result>();
+  for (const [name, rs] of runs) {
+    out.set(name, {
+      rps: median(rs.map((x) => x.rps)),
+      p50: median(rs.map((x) => x.p50)),
+      p99: median(rs.map((x) => x.p99)),
+      errors: rs.reduce((a, x) => a + x.errors, 0),
+      cpuUs: median(rs.map((x) => x.cpuUs ?? NaN)),
+      all: rs.map((x) => x.rps),
+    });
+  }
+  return out;
+}
+
+export const rssOf = (pid: number) => {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(s)![1]) / 1024;
+  } catch {
+    return NaN;
+  }
+};
+
+export function probe(url: string, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
+  return new Promise<{ status: number; headers: [string, string][]; body: Buffer }>((res, rej) => {
+    const u = new URL(url + path);
+    // a fresh connection each time: a kept-alive one may have been closed while idle
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers, agent: false },
+      (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c) => chunks.push(c));
+        r.on('end', () => {
+          const h: [string, string][] = [];
+          for (let i = 0; i < r.rawHeaders.length; i += 2) {
+            const k = r.rawHeaders[i]!;
+            if (!/^(date|connection|keep-alive|transfer-encoding)$/i.test(k)) h.push([k, r.rawHeaders[i + 1]!]);
+          }
+          res({ status: r.statusCode!, headers: h, body: Buffer.concat(chunks) });
+        });
+      },
+    );
+    req.on('error', rej);
+    req.end(body);
+  });
+}

@@ -1,0 +1,235 @@
+// The error catalogue (gateway/errors.ts) held against the OpenAPI document, over real HTTP: every
+// catalogue entry is produced by some request, with its status and sentence; every error status a
+// produced answer has is documented on that operation; every error status the document declares
+// is produced on that operation. What is not an operation (a wrong method, an unknown path, what
+// never becomes a request) is checked against the document too: 405 names the methods it lists.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { ERRORS, type ErrorName } from '../gateway/errors.ts';
+import { generateKey } from '../gateway/keys.ts';
+import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
+
+type Gw = 'main' | 'tight' | 'redisDown' | 'upstreamDown' | 'upstreamSlow';
+interface Case {
+  error: ErrorName;
+  gw: Gw;
+  /** The OpenAPI operation, `METHOD /path/template`, or null for what is not an operation. */
+  op: string | null;
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Needs a key of its own on that gateway, with its quota spent when 'spent'. */
+  key?: 'fresh' | 'spent' | 'unknown';
+}
+
+const DATA_OPS: [op: string, path: string][] = [
+  ['GET /api/grains', '/api/grains'],
+  ['GET /api/grains/{grain_id}', '/api/grains/CWRS'],
+  ['GET /api/changelog', '/api/changelog?limit=2'],
+];
+const json = { 'content-type': 'application/json' };
+const REGISTER = 'POST /api/register';
+
+const CASES: Case[] = [
+  ...DATA_OPS.flatMap(([op, path]): Case[] => [
+    { error: 'missingKey', gw: 'main', op, path },
+    { error: 'invalidKey', gw: 'main', op, path, headers: { 'x-api-key': 'not-a-key' } },
+    { error: 'keyInQuery', gw: 'main', op, path: `${path}${path.includes('?') ? '&' : '?'}api_key=x` },
+    { error: 'rateLimited', gw: 'tight', op, path, key: 'spent' },
+    { error: 'storeUnavailable', gw: 'redisDown', op, path, key: 'unknown' },
+    { error: 'upstreamFailed', gw: 'upstreamDown', op, path, key: 'fresh' },
+    { error: 'upstreamTimeout', gw: 'upstreamSlow', op, path, key: 'fresh' },
+  ]),
+  { error: 'unknownGrain', gw: 'main', op: 'GET /api/grains/{grain_id}', path: '/api/grains/NOPE', key: 'fresh' },
+  { error: 'unknownGrain', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?grain_id=NOPE', key: 'fresh' },
+  { error: 'badLimit', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?limit=0', key: 'fresh' },
+  {
+    error: 'repeatedParam',
+    gw: 'main',
+    op: 'GET /api/changelog',
+    path: '/api/changelog?limit=1&limit=1',
+    key: 'fresh',
+  },
+  { error: 'badQuery', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?limit=%zz', key: 'fresh' },
+  { error: 'unsupportedType', gw: 'main', op: REGISTER, method: 'POST', path: '/api/register', body: '{}' },
+  {
+    error: 'tooLarge',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: json,
+    body: 'x'.repeat(2000),
+  },
+  { error: 'badJson', gw: 'main', op: REGISTER, method: 'POST', path: '/api/register', headers: json, body: '[]' },
+  {
+    error: 'badEmail',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: json,
+    body: '{"email":"x"}',
+  },
+  {
+    error: 'keyInQuery',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register?api_key=x',
+    headers: json,
+    body: '{}',
+  },
+  {
+    error: 'registerLimited',
+    gw: 'tight',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: { ...json, 'x-forwarded-for': '10.9.9.9' },
+    body: '{}',
+  },
+  {
+    error: 'storeUnavailable',
+    gw: 'redisDown',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: json,
+    body: '{"email":"a@example.com"}',
+  },
+  { error: 'keyInQuery', gw: 'main', op: 'GET /api/openapi.json', path: '/api/openapi.json?api_key=x' },
+  { error: 'upstreamFailed', gw: 'upstreamDown', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
+  { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
+  { error: 'keyInQuery', gw: 'main', op: 'GET /health', path: '/health?api_key=x' },
+  // Not operations of the document: an unknown path, a method the path does not have.
+  { error: 'notFound', gw: 'main', op: null, path: '/api/nothing' },
+  { error: 'notAllowedGet', gw: 'main', op: null, method: 'DELETE', path: '/api/grains' },
+  { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/api/register' },
+];
+
+/** What never becomes a request: raw bytes on a socket, answered by server.ts. */
+const RAW: [ErrorName, Gw, string][] = [
+  ['badHttp', 'main', 'NOT HTTP AT ALL\r\n\r\n'],
+  ['headersTooLarge', 'main', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
+  ['requestTimeout', 'tight', 'GET /health HTTP/1.1\r\nHost: x\r\n'],
+  ['connectNotAllowed', 'main', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
+];
+/** Never the answer to a request: anything unexpected is logged and answered with it. */
+const NEVER_PRODUCED: ErrorName[] = ['internal'];
+
+function raw(base: string, bytes: string): Promise<{ status: number; body: unknown }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c)).on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body: JSON.parse(body) });
+    });
+  });
+}
+
+describe('error catalogue against the OpenAPI document', () => {
+  const gws = {} as Record<Gw, TestGateway>;
+  const origins: StaticOrigin[] = [];
+  let doc: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  const produced = new Map<string, Set<number>>();
+
+  before(async () => {
+    const [down, slow] = [await startStaticOrigin(realSiteDir()), await startStaticOrigin(realSiteDir())];
+    origins.push(down, slow);
+    const upstream = (o: StaticOrigin) => ({
+      UPSTREAM_URL: o.url,
+      UPSTREAM_TIMEOUT_MS: '200',
+      SITE_DIR: '/nonexistent',
+    });
+    gws.main = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
+    gws.tight = await startTestGateway({
+      RATE_LIMIT_PER_HOUR: '1',
+      REGISTER_LIMIT_PER_HOUR: '1',
+      TRUST_PROXY: '1',
+      HEADERS_TIMEOUT_MS: '300',
+      REQUEST_TIMEOUT_MS: '400',
+    });
+    gws.redisDown = await startTestGateway({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: 'catalogue:' });
+    gws.upstreamDown = await startTestGateway(upstream(down));
+    gws.upstreamSlow = await startTestGateway(upstream(slow));
+    await down.close(); // the manifest is loaded; every body now fails at the origin
+    slow.delayMs = 1_000;
+    doc = (await get(gws.main.url, '/api/openapi.json')).json();
+  });
+  after(async () => {
+    await Promise.all(Object.values(gws).map((g) => g.close()));
+    await Promise.all(origins.map((o) => o.close()));
+  });
+
+  let emails = 0;
+  async function keyFor(gw: Gw, kind: Case['key']): Promise<string | undefined> {
+    if (kind === undefined) return undefined;
+    if (kind === 'unknown') return generateKey();
+    // the tight gateway allows one registration an address: each key comes from an address of its own
+    const from = { 'x-forwarded-for': `10.0.0.${++emails}` };
+    const key = await register(gws[gw].url, `catalogue-${emails}@example.com`, from);
+    if (kind === 'spent') assert.equal((await get(gws[gw].url, '/api/grains', key)).status, 200);
+    return key;
+  }
+
+  for (const c of CASES) {
+    it(`${c.error} (${ERRORS[c.error].status}) for ${c.method ?? 'GET'} ${c.path} on the ${c.gw} gateway`, async () => {
+      if (c.error === 'registerLimited')
+        await register(gws.tight.url, 'first@example.com', { 'x-forwarded-for': '10.9.9.9' });
+      const key = await keyFor(c.gw, c.key);
+      const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };
+      const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body: c.body });
+      const err = ERRORS[c.error];
+      assert.equal(res.status, err.status, res.text());
+      assert.deepEqual(res.json(), { error: err.message, status: err.status, schema_version: '1.0' });
+      for (const [name, value] of Object.entries(err.headers)) assert.equal(res.headers[name.toLowerCase()], value);
+      if (c.op) produced.set(c.op, (produced.get(c.op) ?? new Set()).add(res.status));
+      if (c.op === null && res.status === 405) {
+        const path = c.path.split('?')[0]!;
+        const methods = Object.keys(doc.paths[path] ?? {}).map((m) => m.toUpperCase());
+        const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+        assert.equal(res.headers.allow, allowed.join(', '), 'Allow names the methods the document lists');
+      }
+      if (c.op === null && res.status === 404) assert.equal(doc.paths[c.path], undefined);
+    });
+  }
+
+  for (const [name, gw, bytes] of RAW) {
+    it(`${name} (${ERRORS[name].status}) for what never becomes a request`, async () => {
+      const res = await raw(gws[gw].url, bytes);
+      assert.equal(res.status, ERRORS[name].status);
+      assert.deepEqual(res.body, { error: ERRORS[name].message, status: ERRORS[name].status, schema_version: '1.0' });
+    });
+  }
+
+  it('every catalogue entry is produced by a request above (or is the 500 of a bug)', () => {
+    const covered = new Set<ErrorName>([...CASES.map((c) => c.error), ...RAW.map(([n]) => n), ...NEVER_PRODUCED]);
+    assert.deepEqual(
+      Object.keys(ERRORS).filter((n) => !covered.has(n as ErrorName)),
+      [],
+    );
+  });
+
+  it('each produced error is documented on its operation, and each documented error is produced', () => {
+    const documented = new Map<string, Set<number>>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const errors = Object.keys(op.responses)
+          .map(Number)
+          .filter((s) => s >= 400);
+        documented.set(`${method.toUpperCase()} ${path}`, new Set(errors));
+      }
+    }
+    const sorted = (m: Map<string, Set<number>>) =>
+      Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)).map(([op, s]) => [op, [...s].sort()]));
+    assert.deepEqual(sorted(produced), sorted(documented));
+  });
+});
