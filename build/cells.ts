@@ -8,7 +8,7 @@ const WITH_ALT = /^(\d+(?:\.\d+)?) \((\d+(?:\.\d+)?)\)$/;
 const NO_LIMIT = /^no (?:limit|minimum|maximum)$/i;
 const NOT_APPLICABLE = /^(?:n\/a|not applicable)$/i;
 
-const CELL_KEYS = ['type', 'value', 'value_alt', 'note'];
+const CELL_KEYS = ['type', 'value', 'value_alt', 'note', 'partial_of', 'partial_key'];
 
 export const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
 
@@ -31,7 +31,28 @@ const threshold = (
   value_alt: extra.value_alt ?? null,
   threshold_note: extra.threshold_note ?? null,
   decimals: extra.decimals ?? null,
+  partial: extra.partial ?? null,
 });
+
+/**
+ * A partial limit (issue 16): the cell's number limits only some parts of the factor, together
+ * ("10%, either alone or in combination with each other, of amber durum and any variety of the
+ * class CWSP"). The editor names the parts as printed and the key a sample gives their sum under.
+ */
+function partialOf(o: {
+  partial_of?: unknown;
+  partial_key?: unknown;
+}): Threshold['partial'] | { error: string; at: string[] } {
+  if (o.partial_of === undefined && o.partial_key === undefined) return null;
+  const parts = o.partial_of;
+  if (!Array.isArray(parts) || !parts.length || parts.some((p) => typeof p !== 'string' || !p.trim())) {
+    return { error: 'partial_of lists the parts the limit applies to, as printed', at: ['partial_of'] };
+  }
+  if (typeof o.partial_key !== 'string' || !/^[a-z][a-z0-9_]*$/.test(o.partial_key)) {
+    return { error: "partial_key names the parts' sum in a sample, in lower snake case", at: ['partial_key'] };
+  }
+  return { of: parts as string[], key: o.partial_key };
+}
 
 function printedNumber(ctx: CellContext, at: (string | number)[]): { value: number; decimals: number } | string {
   const text = ctx.source(at);
@@ -72,7 +93,18 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
         error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`,
         at: [unknown[0]!],
       };
-    const o = raw as { type?: ValueType; value?: unknown; value_alt?: unknown; note?: unknown };
+    const o = raw as {
+      type?: ValueType;
+      value?: unknown;
+      value_alt?: unknown;
+      note?: unknown;
+      partial_of?: unknown;
+      partial_key?: unknown;
+    };
+    const partial = partialOf(o);
+    if (partial && 'error' in partial) return partial;
+    if (partial && (o.type ?? 'numeric') !== 'numeric')
+      return { error: 'only a numeric cell has a partial limit', at: ['partial_of'] };
     if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim()))
       return { error: 'note must be text', at: ['note'] };
     const type = o.type ?? (typeof o.value === 'number' ? 'numeric' : undefined);
@@ -90,7 +122,9 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
           if (typeof a === 'string') return { error: a, at: ['value_alt'] };
           value_alt = a.value;
         }
-        return { ok: threshold('numeric', n.value, { decimals: n.decimals, value_alt, threshold_note: note }) };
+        return {
+          ok: threshold('numeric', n.value, { decimals: n.decimals, value_alt, threshold_note: note, partial }),
+        };
       }
       case 'no_limit':
       case 'not_applicable':

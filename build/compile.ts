@@ -1,6 +1,7 @@
 // Pure: a validated dataset → the body of every response the data endpoints can give, keyed by
 // the canonical request (path plus canonical query). The gateway only looks these up.
 import { readFileSync } from 'node:fs';
+import { bundleClient } from './bundle.ts';
 import { buildOpenApi } from './openapi.ts';
 import { type Example, renderDocs } from './pages/docs.ts';
 import { renderHome } from './pages/home.ts';
@@ -54,6 +55,8 @@ export function compileBodies(ds: Dataset): Map<string, string> {
   bodies.set('/', renderHome(ds.grains));
   bodies.set('/docs', renderDocs(openapi, examples(ds)));
   for (const [route, text] of Object.entries(ASSETS)) bodies.set(route, text);
+  // The code that runs at the user's: the reference grader (issue 16).
+  for (const [route, text] of bundleClient()) bodies.set(route, text);
   return bodies;
 }
 

@@ -1,62 +1,15 @@
 // Checks the dataset as editors wrote it and turns it into published records. Every problem is
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (issue 2: nothing is published when any error exists).
-import { Ajv, type ErrorObject } from 'ajv';
 import { readCell } from './cells.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
-import { changelogFileSchema, grainFileSchema, indexFileSchema } from './schema/source.ts';
+import { outcomesOf } from './outcomes.ts';
+import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
 import type { ChangelogEntry, Factor, GrainRecord, SourceGrain, Threshold } from './types.ts';
 
 export interface Dataset {
   grains: GrainRecord[];
   changelog: ChangelogEntry[];
-}
-
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-const checkGrain = ajv.compile(grainFileSchema);
-const checkChangelog = ajv.compile(changelogFileSchema);
-const checkIndex = ajv.compile(indexFileSchema);
-
-/** ajv's error in words an editor understands, located at the offending field. */
-function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
-  const path: Path = e.instancePath
-    .split('/')
-    .slice(1)
-    .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, '/').replace(/~0/g, '~')));
-  let message: string;
-  const p = e.params as Record<string, unknown>;
-  switch (e.keyword) {
-    case 'required':
-      message = `the field "${p.missingProperty}" is missing`;
-      break;
-    case 'additionalProperties':
-      path.push(String(p.additionalProperty));
-      message = `unknown field "${p.additionalProperty}" (a misspelling?)`;
-      break;
-    case 'enum':
-      message = `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-      break;
-    case 'pattern':
-      message = `must be ${(e.parentSchema as { description?: string })?.description ?? `text matching ${p.pattern}`}`;
-      break;
-    case 'type':
-      message = `must be ${String(p.type).replace(',', ' or ')}${String(p.type) === 'string' ? ' (text)' : ''}`;
-      break;
-    case 'minItems':
-      message = `must list at least ${p.limit}`;
-      break;
-    case 'minLength':
-      message = 'must not be empty';
-      break;
-    default:
-      message = e.message ?? 'is not valid';
-  }
-  return { file: file.file, ...file.locate(path), field: fieldName(path), message };
-}
-
-function schemaErrors(file: LoadedFile, check: ReturnType<typeof ajv.compile>): DatasetError[] {
-  if (file.syntaxErrors.length) return file.syntaxErrors;
-  return check(file.data) ? [] : (check.errors ?? []).map((e) => fromAjv(file, e));
 }
 
 /** Lower grades must not be stricter: a maximum never falls, a minimum never rises (per ladder). */
@@ -143,6 +96,18 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
           err([...at('thresholds', k), ...(cell.at ?? [])], `${grades[k] ?? `cell ${k + 1}`}: ${cell.error}`);
         else if (grades[k] !== undefined) thresholds[grades[k]!] = cell.ok;
       });
+      if (f.aggregates && (f.unlisted_parts === undefined || f.parts_stated === undefined)) {
+        err(
+          at('aggregates'),
+          'a Total says which parts its label names without a row: unlisted_parts ([] when none) and parts_stated (all or not_stated)',
+        );
+      }
+      if (!f.aggregates && (f.unlisted_parts !== undefined || f.parts_stated !== undefined)) {
+        err(
+          at(f.unlisted_parts !== undefined ? 'unlisted_parts' : 'parts_stated'),
+          'only a Total (a row with aggregates) has parts',
+        );
+      }
       for (const [k, a] of (f.aggregates ?? []).entries()) {
         if (a === f.factor_id) err(at('aggregates', k), 'a total cannot sum itself');
         else if (!siblings.has(a)) err(at('aggregates', k), `"${a}" is not a factor of the group "${g.group_id}"`);
@@ -166,6 +131,8 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
         threshold_direction: direction,
         is_aggregate: Boolean(f.aggregates),
         aggregates: f.aggregates ?? null,
+        unlisted_parts: f.aggregates ? (f.unlisted_parts ?? []) : null,
+        parts_stated: f.aggregates ? (f.parts_stated ?? 'not_stated') : null,
         footnote_ref: f.footnote_ref ?? null,
         thresholds,
         fallthrough: f.fallthrough ?? null,
@@ -175,7 +142,15 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
             region: (c.region ?? null) as never,
             grade: c.grade,
           })) ?? null,
+        fallthrough_outcomes: null,
       };
+      const lowest = ladders.map((l) => thresholds[l[l.length - 1]!]).filter((t) => t !== undefined);
+      const typed = outcomesOf(factor, {
+        canFail: lowest.some((t) => t.value_type !== 'no_limit' && t.value_type !== 'not_applicable'),
+        limit: (lowest.find((t) => t.value_type === 'numeric')?.value as number | null | undefined) ?? null,
+      });
+      for (const e of typed.errors) err(at(...e.at), e.message);
+      factor.fallthrough_outcomes = typed.outcomes;
       if (direction !== 'qualitative' && Object.keys(thresholds).length === grades.length) {
         const problem = monotonicProblem(factor, ladders);
         if (problem && !f.monotonic_waiver) err(at('thresholds'), problem);
@@ -191,6 +166,11 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     });
     return { group_id: g.group_id, group_label: g.group_label, factors };
   });
+  for (const [i, r] of (src.grade_floor_rules ?? []).entries()) {
+    for (const [k, id] of r.factor_ids.entries()) {
+      if (!factorIds.has(id)) err(['grade_floor_rules', i, 'factor_ids', k], `"${id}" is not a factor of this grain`);
+    }
+  }
   return {
     grain_id: src.grain_id,
     grain_name: src.grain_name,
@@ -206,7 +186,12 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     source_url: src.source_url,
     last_scraped: src.last_scraped,
     fallthrough_label: src.fallthrough_label,
-    grade_floor_rules: src.grade_floor_rules ?? [],
+    grade_floor_rules: (src.grade_floor_rules ?? []).map((r) => ({
+      account: r.account,
+      floor_grade: r.floor_grade,
+      note: r.note,
+      factor_ids: r.factor_ids,
+    })),
     factor_groups,
     footnotes,
   };

@@ -104,7 +104,13 @@ export function route(method: string, url: string, site: Site): Routed {
 
   let routed: Routed;
   if (path === '/health') routed = { endpoint: 'health' };
-  else if (path === '/api/openapi.json' || path === '/' || path === '/docs' || path.startsWith('/assets/'))
+  else if (
+    path === '/api/openapi.json' ||
+    path === '/' ||
+    path === '/docs' ||
+    path.startsWith('/assets/') ||
+    path.startsWith('/client/')
+  )
     routed = { endpoint: 'public', key: path };
   else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
   else if (path === '/api/changelog') routed = changelog(query, site);

@@ -76,6 +76,8 @@ export function variantHeaders(
   ];
   if (!json) h.push(...PAGE_HEADERS);
   else h.push('X-Content-Type-Options', 'nosniff');
+  // Scripts are public modules any page may import (the grader, issue 16); data stays without CORS.
+  if (entry.type.startsWith('text/javascript')) h.push('Access-Control-Allow-Origin', '*');
   if (encoding) h.push('Content-Encoding', encoding);
   return h;
 }

@@ -153,18 +153,33 @@ describe('importer grammar', () => {
   }
 
   const reads: [unknown, string | undefined, unknown][] = [
-    [0.1, '0.10', { value_type: 'numeric', value: 0.1, value_alt: null, threshold_note: null, decimals: 2 }],
-    [65, '65', { value_type: 'numeric', value: 65, value_alt: null, threshold_note: null, decimals: 0 }],
-    ['75 (365)', undefined, { value_type: 'numeric', value: 75, value_alt: 365, threshold_note: null, decimals: 0 }],
+    [
+      0.1,
+      '0.10',
+      { value_type: 'numeric', value: 0.1, value_alt: null, threshold_note: null, decimals: 2, partial: null },
+    ],
+    [65, '65', { value_type: 'numeric', value: 65, value_alt: null, threshold_note: null, decimals: 0, partial: null }],
+    [
+      '75 (365)',
+      undefined,
+      { value_type: 'numeric', value: 75, value_alt: 365, threshold_note: null, decimals: 0, partial: null },
+    ],
     [
       'no minimum',
       undefined,
-      { value_type: 'no_limit', value: null, value_alt: null, threshold_note: null, decimals: null },
+      { value_type: 'no_limit', value: null, value_alt: null, threshold_note: null, decimals: null, partial: null },
     ],
     [
       'n/a',
       undefined,
-      { value_type: 'not_applicable', value: null, value_alt: null, threshold_note: null, decimals: null },
+      {
+        value_type: 'not_applicable',
+        value: null,
+        value_alt: null,
+        threshold_note: null,
+        decimals: null,
+        partial: null,
+      },
     ],
   ];
   for (const [raw, source, expected] of reads) {
@@ -176,7 +191,7 @@ describe('importer grammar', () => {
   it('refuses an unknown key in a cell object', () => {
     const r = readCell({ vaule: 1 }, { direction: 'maximum', hasAltUnit: false, source: () => undefined });
     assert.deepEqual(r, {
-      error: 'unknown field "vaule" in a cell; a cell may have type, value, value_alt, note',
+      error: 'unknown field "vaule" in a cell; a cell may have type, value, value_alt, note, partial_of, partial_key',
       at: ['vaule'],
     });
   });
@@ -192,6 +207,7 @@ describe('draft grain files', () => {
         account: 'smut',
         floor_grade: 'No. 2 CWT',
         note: 'Samples of CWT will be graded no lower than No. 2 CWT on account of smut.',
+        factor_ids: [], // the page does not say which factor smut is judged on
       },
     ]);
     assert.deepEqual(record.footnotes, { '1': 'See Frost for the standard.' });
@@ -210,6 +226,7 @@ describe('draft grain files', () => {
       value_alt: 230,
       threshold_note: null,
       decimals: 1,
+      partial: null,
     });
     assert.deepEqual(quality!.factors[2]!.thresholds['No. 1 CWT'], {
       value_type: 'numeric',
@@ -217,6 +234,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: null,
       decimals: 1,
+      partial: null,
     });
     const byId = Object.fromEntries(factors!.factors.map((f) => [f.factor_id, f]));
     assert.deepEqual(byId.ergot!.thresholds['CW Feed'], {
@@ -225,6 +243,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: null,
       decimals: 2,
+      partial: null,
     });
     assert.deepEqual(byId.total_shrunken_and_broken!.aggregates, ['shrunken', 'broken']);
     assert.equal(byId.total_shrunken_and_broken!.is_aggregate, true);
@@ -234,6 +253,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: 'No limit within broken tolerances',
       decimals: null,
+      partial: null,
     });
     assert.deepEqual(byId.smudge!.thresholds['No. 2 CWT'], {
       value_type: 'qualitative_judgment',
@@ -241,6 +261,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: null,
       decimals: null,
+      partial: null,
     });
     assert.deepEqual(byId.contrasting_classes!.thresholds['CW Feed'], {
       value_type: 'numeric',
@@ -248,6 +269,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: '10%, either alone or in combination, of durum',
       decimals: 0,
+      partial: null,
     });
     assert.deepEqual(
       byId.stones!.fallthrough_conditions?.map((c) => c.region),
@@ -286,6 +308,7 @@ describe('draft grain files', () => {
       value_alt: null,
       threshold_note: '10% or less, either alone or in combination, of durum',
       decimals: 0,
+      partial: null,
     });
     assert.deepEqual(byId.contrasting_classes!.fallthrough_conditions, [
       { condition: '> 10%', region: null, grade: 'Sample CT Account Admixture' },

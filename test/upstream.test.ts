@@ -61,8 +61,9 @@ describe('upstream static origin', () => {
   it('asks the origin for the precompressed file only, without the key or conditionals', async () => {
     origin.requests.length = 0;
     await get(remote.url, '/api/grains/CPSR', remoteKey, { 'accept-encoding': 'br', 'if-none-match': '"stale"' });
-    assert.equal(origin.requests.length, 1);
-    const r = origin.requests[0]!;
+    const bodies = origin.requests.filter((r) => r.path.includes('/bodies/'));
+    assert.equal(bodies.length, 1);
+    const r = bodies[0]!;
     assert.match(r.path, /^\/builds\/[0-9a-f]{16}\/bodies\/[0-9a-f]{32}\.json\.br$/);
     assert.equal(r.headers['x-api-key'], undefined);
     assert.equal(r.headers['if-none-match'], undefined);
@@ -71,7 +72,11 @@ describe('upstream static origin', () => {
     origin.requests.length = 0;
     const head = await request(remote.url, '/api/grains/CPSR', { method: 'HEAD', headers: { 'x-api-key': remoteKey } });
     assert.equal(head.status, 200);
-    assert.equal(origin.requests.length, 0);
+    // (the gateway's polls of current.json may fall in this window: only body requests count)
+    assert.deepEqual(
+      origin.requests.filter((r) => r.path.includes('/bodies/')),
+      [],
+    );
   });
 
   it('504 when the origin is slower than UPSTREAM_TIMEOUT_MS, then recovers', async () => {

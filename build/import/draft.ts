@@ -147,7 +147,7 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
   const footnotes: Record<string, string> = {};
   for (const t of section.tables) Object.assign(footnotes, t.footnotes);
 
-  const rules = section.notes.flatMap((note) => {
+  const ruleNotes = section.notes.flatMap((note) => {
     const m = /graded no lower than (.+?) on account of ([A-Za-z ]+?)\.?$/.exec(note);
     return m ? [{ account: slug(m[2]!), floor_grade: m[1]!, note }] : [];
   });
@@ -173,6 +173,9 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
       if (row.isTotal && h.direction !== 'qualitative') {
         const proposed = proposeAggregates(table.rows, i, ids, numeric, used, table.group);
         f.aggregates = prev ? (prev.aggregates ?? []) : proposed;
+        // which parts the label names without a row: the editor's judgement, kept on an update
+        f.unlisted_parts = prev?.unlisted_parts ?? [];
+        f.parts_stated = prev?.parts_stated ?? 'not_stated';
       }
       const ref = row.footnoteRefs.find((r) => r in footnotes);
       if (ref) f.footnote_ref = ref;
@@ -193,6 +196,17 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
       return f;
     });
     return { group_id: old?.group_id ?? slug(table.group), group_label: label, factors };
+  });
+
+  // A floor rule governs the factors whose footnote points to its account's standard ("See Mildew
+  // (MIL) for applicable standard"); an editor's earlier choice is kept.
+  const rules = ruleNotes.map((r) => {
+    const kept = existing?.grade_floor_rules?.find((e) => e.account === r.account)?.factor_ids;
+    const cited = Object.entries(footnotes)
+      .filter(([, text]) => text.toLowerCase().includes(r.account.replace(/_/g, ' ')))
+      .map(([key]) => key);
+    const proposed = groups.flatMap((gr) => gr.factors).filter((f) => f.footnote_ref && cited.includes(f.footnote_ref));
+    return { ...r, factor_ids: kept ?? proposed.map((f) => f.factor_id) }; // [] when the page does not say
   });
 
   const g: SourceGrain = {
@@ -240,7 +254,7 @@ export function toYaml(grain: SourceGrain, header: string): string {
         if (short) pair.value.flow = true;
       }
       if (key === 'thresholds' || key === 'value' || key === 'value_alt') markNumbers(pair.value as YamlNode);
-      if (key === 'aggregates' && isSeq(pair.value)) pair.value.flow = true;
+      if (['aggregates', 'unlisted_parts', 'factor_ids'].includes(key) && isSeq(pair.value)) pair.value.flow = true;
     },
   });
   doc.commentBefore = header;

@@ -40,6 +40,16 @@ const Threshold = {
       minimum: 0,
       description: 'decimal places as the authority prints the number (0.10 has 2)',
     },
+    partial: {
+      oneOf: [
+        { type: 'null' },
+        exact({
+          of: { type: 'array', items: str, description: 'the parts, as printed' },
+          key: { type: 'string', description: "the key of the parts' sum in a sample's values" },
+        }),
+      ],
+      description: 'a partial limit: the value limits only these parts of the factor, together; null otherwise',
+    },
   }),
   description:
     "numeric: value is a number; qualitative and qualitative_judgment: value is the authority's text; " +
@@ -51,6 +61,40 @@ const FallthroughCondition = exact({
   region: { enum: ['western', 'eastern', null] },
   grade: str,
 });
+
+const FallthroughOutcome = {
+  ...exact({
+    condition: {
+      type: ['string', 'null'],
+      description: 'e.g. "<= 2.5%": the outcome applies when the measured value meets it; null: whatever the value',
+    },
+    region: { enum: ['western', 'eastern', null], description: 'null: in either region' },
+    kind: {
+      enum: [
+        'sample',
+        'rejected',
+        'salvage',
+        'mixed_grain',
+        'colour_change',
+        'other_commodity',
+        'cross_reference',
+        'not_stated',
+      ],
+    },
+    text: { type: ['string', 'null'], description: 'the outcome as printed; null when not stated' },
+    template: {
+      type: ['string', 'null'],
+      description: 'the text with {grade}, {class} and {colour} where the page leaves them to be filled in',
+    },
+    placeholders: { type: 'array', items: { enum: ['grade', 'class', 'colour'] } },
+    account: { type: ['string', 'null'], description: 'the account named, e.g. "Stones"' },
+    refers_to: { type: ['string', 'null'], description: 'cross_reference: the section of the guide it points to' },
+    colour: { type: ['string', 'null'], description: 'colour_change: the colour the sample takes (Mixed)' },
+  }),
+  description:
+    'what happens to a sample that fails the lowest grade on this factor; the first outcome whose ' +
+    'condition and region match applies',
+} as const;
 
 const Factor = exact({
   factor_id: str,
@@ -64,6 +108,17 @@ const Factor = exact({
     items: str,
     description: 'factor_ids of sibling factors whose sum this total limits',
   },
+  unlisted_parts: {
+    type: ['array', 'null'],
+    items: str,
+    description: 'a Total: the parts its label names that have no row of their own (e.g. Heated); null: not a Total',
+  },
+  parts_stated: {
+    enum: ['all', 'not_stated', null],
+    description:
+      'a Total: all when its label names every part it counts; not_stated when it names a category ' +
+      '(Foreign material, Damage) whose parts the page does not list; null: not a Total',
+  },
   footnote_ref: nullableStr,
   thresholds: { type: 'object', additionalProperties: Threshold, description: 'one threshold per grade name' },
   fallthrough: nullableStr,
@@ -72,10 +127,24 @@ const Factor = exact({
     items: FallthroughCondition,
     description: 'first matching condition applies',
   },
+  fallthrough_outcomes: {
+    type: ['array', 'null'],
+    items: FallthroughOutcome,
+    description: 'null when no value can fail the lowest grade on this factor',
+  },
 });
 
 const FactorGroup = exact({ group_id: str, group_label: str, factors: { type: 'array', items: Factor } });
-const GradeFloorRule = exact({ account: str, floor_grade: str, note: str });
+const GradeFloorRule = exact({
+  account: str,
+  floor_grade: str,
+  note: str,
+  factor_ids: {
+    type: 'array',
+    items: str,
+    description: 'the factors the account is assessed on; [] when the page does not say',
+  },
+});
 const VarietyTrack = exact({ track_id: str, grades: { type: 'array', items: str } });
 const GrainSummary = exact(summaryFields);
 
@@ -136,6 +205,7 @@ const Health = exact({
 export const responseSchemas = {
   Threshold,
   FallthroughCondition,
+  FallthroughOutcome,
   Factor,
   FactorGroup,
   GradeFloorRule,

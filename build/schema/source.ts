@@ -63,8 +63,18 @@ export const grainFileSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['account', 'floor_grade', 'note'],
-        properties: { account: id, floor_grade: text, note: text },
+        required: ['account', 'floor_grade', 'note', 'factor_ids'],
+        properties: {
+          account: id,
+          floor_grade: text,
+          note: text,
+          factor_ids: {
+            type: 'array',
+            items: id,
+            description:
+              'the factors the account is assessed on, e.g. [degree_of_soundness]; [] when the page does not say',
+          },
+        },
       },
     },
     footnotes: { type: 'object', additionalProperties: text, propertyNames: { pattern: '^[A-Za-z0-9]+$' } },
@@ -92,6 +102,15 @@ export const grainFileSchema = {
                 unit_alt: text,
                 threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
                 aggregates: { type: 'array', minItems: 1, items: id },
+                unlisted_parts: {
+                  type: 'array',
+                  items: text,
+                  description: "the parts the Total's label names that have no row, e.g. [Heated]; [] when none",
+                },
+                parts_stated: {
+                  enum: ['all', 'not_stated'],
+                  description: 'all: the label names every part; not_stated: it names a category (Foreign material)',
+                },
                 footnote_ref: { type: 'string', description: 'a footnote key in quotes, e.g. "1"' },
                 // Each cell's grammar is checked by cells.ts, whose messages say what may be written.
                 thresholds: { type: 'array', minItems: 1 },

@@ -49,6 +49,7 @@ grade_floor_rules:
   - account: mildew
     floor_grade: No. 2 T
     note: Samples will be graded no lower than No. 2 T on account of mildew.
+    factor_ids: [soundness]
 footnotes:
   "1": A footnote.
 factor_groups:
@@ -82,6 +83,8 @@ factor_groups:
         factor_label: Total Foreign material
         aggregates: [ergot, stones]
         thresholds: [0.5, 1.0, {type: no_limit, note: No limit within tolerances}]
+        unlisted_parts: []
+        parts_stated: not_stated
 `;
 
 export const baseChangelog = (ids: string[]) => `entries:

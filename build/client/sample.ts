@@ -1,0 +1,85 @@
+// The sample a grader is given (issue 16), and its check against the record: a malformed sample
+// is answered with the field at fault, never thrown on. Bundled with the grader (no dependency).
+import type { Factor, GrainRecord } from '../types.ts';
+
+export interface Sample {
+  values?: Record<string, number>;
+  alt_values?: Record<string, number>;
+  judgments?: Record<string, string>;
+  accounts?: Record<string, string>;
+  track?: string;
+  region?: 'western' | 'eastern';
+  colour?: string;
+  exclude?: string[];
+}
+
+export interface GradeError {
+  error: string;
+  field: string;
+}
+
+/** What the grader reads of a record: a synced record has all of it. */
+export type Rec = Pick<
+  GrainRecord,
+  'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'grade_floor_rules'
+> & {
+  factor_groups: { factors: Factor[] }[];
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Checks the sample's shape against the record; the first problem, naming its field. */
+export function checkSample(record: Rec, sample: unknown): GradeError | null {
+  if (!isObject(sample)) return { error: 'the sample must be a JSON object', field: '(sample)' };
+  const ids = new Set(record.factor_groups.flatMap((g) => g.factors.map((f) => f.factor_id)));
+  const partialKeys = new Set(
+    record.factor_groups.flatMap((g) =>
+      g.factors.flatMap((f) => Object.values(f.thresholds).map((t) => t.partial?.key)),
+    ),
+  );
+  const known = ['values', 'alt_values', 'judgments', 'accounts', 'track', 'region', 'colour', 'exclude'];
+  for (const k of Object.keys(sample))
+    if (!known.includes(k)) return { error: `unknown field (use ${known.join(', ')})`, field: k };
+  const map = (name: string, ok: (v: unknown) => string | null, keys = ids): GradeError | null => {
+    const m = sample[name];
+    if (m === undefined) return null;
+    if (!isObject(m)) return { error: 'must be an object keyed by factor_id', field: name };
+    for (const [id, v] of Object.entries(m)) {
+      const field = `${name}.${id}`;
+      if (!keys.has(id)) return { error: `not a factor of ${record.grain_id}`, field };
+      const problem = ok(v);
+      if (problem) return { error: problem, field };
+    }
+    return null;
+  };
+  const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? null : 'must be a finite number');
+  const grade = (v: unknown) =>
+    typeof v === 'string' && record.grades.includes(v) ? null : `must be a grade of ${record.grain_id}`;
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? null : 'must be text');
+  const problem =
+    map('values', number, new Set([...ids, ...partialKeys].filter((k): k is string => k !== undefined))) ??
+    map('alt_values', number) ??
+    map('judgments', grade) ??
+    map('accounts', text);
+  if (problem) return problem;
+  const tracks = record.variety_tracks?.map((t) => t.track_id) ?? [];
+  if (sample.track !== undefined && !tracks.includes(sample.track as string)) {
+    return {
+      error: tracks.length ? `must be one of ${tracks.join(', ')}` : `${record.grain_id} has no variety tracks`,
+      field: 'track',
+    };
+  }
+  if (sample.region !== undefined && sample.region !== 'western' && sample.region !== 'eastern') {
+    return { error: 'must be "western" or "eastern"', field: 'region' };
+  }
+  if (sample.colour !== undefined && text(sample.colour)) return { error: 'must be text', field: 'colour' };
+  const exclude = sample.exclude;
+  if (exclude !== undefined) {
+    if (!Array.isArray(exclude)) return { error: 'must be an array of factor ids', field: 'exclude' };
+    for (const [i, id] of exclude.entries()) {
+      if (typeof id !== 'string' || !ids.has(id))
+        return { error: `not a factor of ${record.grain_id}`, field: `exclude[${i}]` };
+    }
+  }
+  return null;
+}

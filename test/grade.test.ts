@@ -1,0 +1,344 @@
+// The reference grader (build/client/grade.ts) on the real dataset: samples made by hand for the
+// cases the pages spell out, then, for every one of the 23 classes, a clean sample, a limit
+// exactly met, one just over, a fall-through and an undetermined sample, made from the record.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { type GradeError, type GradeResult, grade, roundTo, type Sample } from '../build/client/grade.ts';
+import { loadDataset } from '../build/load.ts';
+import type { Factor, GrainRecord } from '../build/types.ts';
+import { validateDataset } from '../build/validate.ts';
+
+const root = join(import.meta.dirname, '..');
+
+const { dataset } = validateDataset(loadDataset(join(root, 'dataset')));
+assert.ok(dataset, 'the real dataset builds');
+const records = new Map(dataset.grains.map((g) => [g.grain_id, g]));
+const record = (id: string) => records.get(id)!;
+const factorsOf = (r: GrainRecord) => r.factor_groups.flatMap((g) => g.factors);
+const judged = (f: Factor) => Object.values(f.thresholds).some((t) => t.value_type.startsWith('qualitative'));
+
+/** A sample that meets the best grade of the ladder on every factor. */
+function cleanSample(r: GrainRecord): { sample: Sample; ladder: string[] } {
+  const ladder = r.variety_tracks?.[0]?.grades ?? r.grades;
+  const sample: Sample & { values: Record<string, number>; judgments: Record<string, string> } = {
+    values: {},
+    judgments: {},
+    ...(r.variety_tracks ? { track: r.variety_tracks[0]!.track_id } : {}),
+    ...(r.colour_modifier ? { colour: 'Yellow' } : {}),
+    region: r.region ?? 'western',
+  };
+  for (const f of factorsOf(r)) {
+    if (judged(f)) sample.judgments[f.factor_id] = ladder[0]!;
+    if (f.is_aggregate) sample.values[f.factor_id] = 0;
+    if (f.threshold_direction === 'minimum') {
+      const limits = ladder.map((g) => f.thresholds[g]!).filter((t) => t.value_type === 'numeric');
+      sample.values[f.factor_id] = Math.max(...limits.map((t) => t.value as number));
+    }
+  }
+  return { sample, ladder };
+}
+
+/** The sample with a part set to `value`, and each Total that counts it set to the same. */
+function withPart(r: GrainRecord, sample: Sample, f: Factor, value: number): Sample {
+  const values = { ...sample.values, [f.factor_id]: value };
+  for (const t of factorsOf(r)) if (t.aggregates?.includes(f.factor_id)) values[t.factor_id] = value;
+  return { ...sample, values };
+}
+
+/** A maximum part with a numeric limit at `grade` that every Total counting it allows as well. */
+function partLimitedAt(
+  r: GrainRecord,
+  ladder: string[],
+  at: number,
+): { f: Factor; limit: number; step: number } | null {
+  for (const f of factorsOf(r)) {
+    const cell = f.thresholds[ladder[at]!];
+    const colourChange = f.fallthrough_outcomes?.some((o) => o.kind === 'colour_change');
+    if (f.is_aggregate || f.threshold_direction !== 'maximum' || cell?.value_type !== 'numeric' || colourChange)
+      continue;
+    const limit = cell.value as number;
+    const totals = factorsOf(r).filter((t) => t.aggregates?.includes(f.factor_id));
+    const roomy = totals.every((t) => {
+      const c = t.thresholds[ladder[at]!]!;
+      return c.value_type !== 'numeric' || (c.value as number) >= limit + 1;
+    });
+    if (roomy && limit > 0) return { f, limit, step: 10 ** -(cell.decimals ?? 0) };
+  }
+  return null;
+}
+
+/** The sample without some of its values (as if they were not given). */
+const without = (sample: Sample, ...ids: string[]): Sample => {
+  const values = { ...sample.values };
+  for (const id of ids) delete values[id];
+  return { ...sample, values };
+};
+
+const ok = (r: GradeResult | GradeError): GradeResult => {
+  assert.ok(!('error' in r), JSON.stringify(r));
+  return r;
+};
+
+describe('grader: rules the pages spell out (hand-made samples)', () => {
+  const cwrs = cleanSample(record('CWRS')).sample;
+  /** The clean CWRS sample with these values changed. */
+  const set = (values: Record<string, number>): Sample => ({ ...cwrs, values: { ...cwrs.values, ...values } });
+  const cases: [name: string, id: string, sample: Sample, expected: Partial<GradeResult>][] = [
+    ['CWRS clean', 'CWRS', cwrs, { result: 'grade', grade: 'No. 1 CWRS' }],
+    [
+      'CWRS ergot exactly 0.04 (inclusive)',
+      'CWRS',
+      set({ ergot: 0.04, total_foreign_material: 0.04 }),
+      { grade: 'No. 1 CWRS' },
+    ],
+    [
+      'CWRS ergot 0.05: feed (0.10)',
+      'CWRS',
+      set({ ergot: 0.05, total_foreign_material: 0.05 }),
+      {
+        grade: 'CW Feed',
+        limiting: [{ factor_id: 'ergot', value: 0.05, limit: 0.04, grade: 'No. 3 CWRS' }],
+      },
+    ],
+    ['CWRS protein 9.96 rounds to 10.0', 'CWRS', set({ minimum_protein: 9.96 }), { grade: 'No. 1 CWRS' }],
+    ['CWRS protein 9.94 rounds to 9.9', 'CWRS', set({ minimum_protein: 9.94 }), { grade: 'No. 2 CWRS' }],
+    [
+      'CWRS protein not given',
+      'CWRS',
+      without(cwrs, 'minimum_protein'),
+      {
+        result: 'undetermined',
+        missing: ['minimum_protein'],
+      },
+    ],
+    [
+      'CWRS test weight in g/0.5 L',
+      'CWRS',
+      { ...without(cwrs, 'minimum_test_weight'), alt_values: { minimum_test_weight: 350 } },
+      { grade: 'No. 2 CWRS' },
+    ],
+    [
+      'CWRS soundness judged feed on account of mildew: floor No. 3',
+      'CWRS',
+      {
+        ...cwrs,
+        judgments: { ...cwrs.judgments, degree_of_soundness: 'CW Feed' },
+        accounts: { degree_of_soundness: 'mildew' },
+      },
+      { grade: 'No. 3 CWRS' },
+    ],
+    [
+      'CWRS soundness judged feed otherwise',
+      'CWRS',
+      { ...cwrs, judgments: { ...cwrs.judgments, degree_of_soundness: 'CW Feed' } },
+      { grade: 'CW Feed' },
+    ],
+    [
+      'CWRS stones 1%: rejected, the grade from the other factors',
+      'CWRS',
+      set({ stones: 1, total_foreign_material: 1 }),
+      {
+        result: 'fallthrough',
+        grade: 'Wheat, Rejected No. 2 CWRS, Account Stones',
+      },
+    ],
+    [
+      'CWRS shrunken and broken not totalled: the sum of its parts',
+      'CWRS',
+      {
+        ...without(cwrs, 'total_shrunken_and_broken'),
+        values: { ...without(cwrs, 'total_shrunken_and_broken').values, shrunken: 4, broken: 5 },
+      },
+      {
+        grade: 'No. 3 CWRS',
+        limiting: [{ factor_id: 'total_shrunken_and_broken', value: 9, limit: 8, grade: 'No. 2 CWRS' }],
+      },
+    ],
+    [
+      'CWRS total sprouted not given: it counts sprouted kernels with no row',
+      'CWRS',
+      without(cwrs, 'total_sprouted'),
+      {
+        result: 'undetermined',
+        missing: ['total_sprouted'],
+      },
+    ],
+    [
+      'CWRS contrasting classes 12%, of which amber durum and CWSP 3%: feed',
+      'CWRS',
+      set({
+        contrasting_classes: 12,
+        total_wheats_of_other_classes_or_varieties_and_contrasting_classes: 12,
+        amber_durum_and_cwsp: 3,
+      }),
+      {
+        grade: 'CW Feed',
+      },
+    ],
+    [
+      "CWRS contrasting classes 12%, the partial limit's parts not given",
+      'CWRS',
+      set({ contrasting_classes: 12, total_wheats_of_other_classes_or_varieties_and_contrasting_classes: 12 }),
+      {
+        result: 'undetermined',
+        missing: ['amber_durum_and_cwsp'],
+      },
+    ],
+    [
+      'CWRS amber durum and CWSP 11%: past feed, the "Over 10%" outcome',
+      'CWRS',
+      set({
+        contrasting_classes: 11,
+        total_wheats_of_other_classes_or_varieties_and_contrasting_classes: 11,
+        amber_durum_and_cwsp: 11,
+      }),
+      {
+        result: 'fallthrough',
+        outcomes: ['Wheat, Sample CW Account Admixture', 'Wheat, Sample CW Account Admixture'],
+      },
+    ],
+    [
+      'CWRS stones 3%: salvage',
+      'CWRS',
+      set({ stones: 3, total_foreign_material: 3 }),
+      { grade: 'Wheat, Sample Salvage' },
+    ],
+    [
+      'CWRS two factors past feed: both outcomes, in page order',
+      'CWRS',
+      set({ ergot: 0.2, fireburnt: 3, total_foreign_material: 0.2 }),
+      {
+        outcomes: ['Wheat, Sample CW Account Ergot', 'Wheat, Sample CW Account Fireburnt'],
+      },
+    ],
+  ];
+  for (const [name, id, sample, expected] of cases) {
+    it(name, () => {
+      const r = ok(grade(record(id), sample));
+      for (const [k, v] of Object.entries(expected))
+        assert.deepEqual(r[k as keyof GradeResult], v, `${k} of ${JSON.stringify(r)}`);
+    });
+  }
+
+  it('canola stones past the limit: the outcome depends on the region', () => {
+    const { sample } = cleanSample(record('CANOLA'));
+    const stony = {
+      ...withPart(record('CANOLA'), sample, factorsOf(record('CANOLA')).find((f) => f.factor_id === 'stones')!, 1),
+    };
+    assert.deepEqual(ok(grade(record('CANOLA'), { ...stony, region: undefined })).missing, ['region']);
+    assert.match(
+      ok(grade(record('CANOLA'), { ...stony, region: 'western' })).grade!,
+      /^Canola, Rejected No\. \d Canada Account Stones$/,
+    );
+    assert.equal(
+      ok(grade(record('CANOLA'), { ...stony, region: 'eastern' })).grade,
+      'Canola, Sample Canada Account Stones',
+    );
+  });
+
+  it('corn: the colour names the grade, and other classes past 5% make it Mixed', () => {
+    const { sample } = cleanSample(record('CORN_CW'));
+    assert.equal(ok(grade(record('CORN_CW'), sample)).grade, 'No. 1 CW Yellow');
+    assert.deepEqual(ok(grade(record('CORN_CW'), { ...sample, colour: undefined })).missing, ['colour']);
+    const mixed = ok(grade(record('CORN_CW'), { ...sample, values: { ...sample.values, other_classes: 7 } }));
+    assert.equal(mixed.grade, 'No. 1 CW Mixed');
+  });
+
+  it('barley: the variety track is needed', () => {
+    const { sample } = cleanSample(record('BARLEY_GP_CW'));
+    assert.equal(ok(grade(record('BARLEY_GP_CW'), sample)).grade, 'No. 1 CW');
+    assert.deepEqual(ok(grade(record('BARLEY_GP_CW'), { ...sample, track: undefined })).missing, ['track']);
+  });
+
+  it('barley other cereal grains past what the page states: said to be not stated', () => {
+    const r = record('BARLEY_GP_CW');
+    const { sample } = cleanSample(r);
+    const f = factorsOf(r).find((x) => x.factor_id === 'other_cereal_grains')!;
+    const out = ok(grade(r, withPart(r, sample, f, 60)));
+    assert.equal(out.result, 'fallthrough');
+    assert.match(out.outcomes.join('\n'), /Not stated by the authority: Other cereal grains/);
+  });
+
+  const malformed: [unknown, string][] = [
+    [null, '(sample)'],
+    [[], '(sample)'],
+    [{ values: { ergot: 'x' } }, 'values.ergot'],
+    [{ values: { ergot: Number.NaN } }, 'values.ergot'],
+    [{ values: { nope: 1 } }, 'values.nope'],
+    [{ values: [] }, 'values'],
+    [{ judgments: { variety: 'No. 9 CWRS' } }, 'judgments.variety'],
+    [{ track: 'hulless' }, 'track'],
+    [{ region: 'north' }, 'region'],
+    [{ exclude: ['nope'] }, 'exclude[0]'],
+    [{ colour: 5 }, 'colour'],
+    [{ valeus: {} }, 'valeus'],
+  ];
+  for (const [sample, field] of malformed) {
+    it(`a malformed sample is an error naming ${field}, never a throw`, () => {
+      const r = grade(record('CWRS'), sample);
+      assert.ok('error' in r, JSON.stringify(r));
+      assert.equal(r.field, field);
+    });
+  }
+
+  it('rounds as the value is written', () => {
+    assert.deepEqual([roundTo(1.005, 2), roundTo(0.045, 2), roundTo(9.95, 1), roundTo(72.5, 0)], [1.01, 0.05, 10, 73]);
+  });
+});
+
+describe('grader: every class', () => {
+  for (const r of dataset.grains) {
+    const { sample, ladder } = cleanSample(r);
+    const best = r.colour_modifier ? `${ladder[0]} Yellow` : ladder[0];
+    describe(r.grain_id, () => {
+      it('a clean sample gets the best grade', () => {
+        assert.deepEqual(ok(grade(r, sample)), {
+          result: 'grade',
+          grade: best,
+          outcomes: [best],
+          limiting: [],
+          missing: [],
+        });
+      });
+      const part = partLimitedAt(r, ladder, 0);
+      it('a limit exactly met keeps the grade; just over it does not', () => {
+        assert.ok(part, 'a maximum factor with a numeric limit at the best grade');
+        assert.equal(ok(grade(r, withPart(r, sample, part.f, part.limit))).grade, best);
+        const over = ok(grade(r, withPart(r, sample, part.f, roundTo(part.limit + part.step, 6))));
+        assert.notEqual(over.grade, best);
+        const limited = over.limiting.some((l) => l.factor_id === part.f.factor_id);
+        assert.ok(limited, `${part.f.factor_id} limits ${JSON.stringify(over)}`);
+      });
+      it('past the lowest grade: the fall-through outcomes', () => {
+        const f = factorsOf(r).find((x) => {
+          const cell = x.thresholds[ladder.at(-1)!];
+          const change = x.fallthrough_outcomes?.some((o) => o.kind === 'colour_change');
+          return !x.is_aggregate && x.threshold_direction === 'maximum' && cell?.value_type === 'numeric' && !change;
+        });
+        assert.ok(f, 'a maximum factor with a limit at the lowest grade');
+        const limit = f.thresholds[ladder.at(-1)!]!.value as number;
+        const out = ok(grade(r, withPart(r, sample, f, limit + 1)));
+        assert.equal(out.result, 'fallthrough', JSON.stringify(out));
+        assert.ok(out.outcomes.length >= 1, 'an outcome');
+        assert.ok(
+          out.limiting.some((l) => l.factor_id === f.factor_id),
+          'the failing factor is named',
+        );
+      });
+      it('undetermined without what decides it', () => {
+        const summable = (f: Factor) => f.parts_stated === 'all' && f.unlisted_parts?.length === 0;
+        const need = factorsOf(r).find(
+          (f) => f.threshold_direction === 'minimum' || judged(f) || (f.is_aggregate && !summable(f)),
+        )!;
+        const values = { ...sample.values };
+        const judgments = { ...sample.judgments };
+        delete values[need.factor_id];
+        delete judgments[need.factor_id];
+        const out = ok(grade(r, { ...sample, values, judgments }));
+        assert.equal(out.result, 'undetermined');
+        assert.ok(out.missing.includes(need.factor_id), JSON.stringify(out));
+      });
+    });
+  }
+});
