@@ -122,6 +122,12 @@ function examples(ds: Dataset): Record<string, Example> {
       },
       note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
     },
+    'DELETE /api/keys/current': {
+      request: `curl -X DELETE -H "X-API-Key: $GRAIN_API_KEY" https://grain.example.net/api/keys/current`,
+      status: 204,
+      headers: ['Cache-Control: no-store'],
+      note: 'The key is revoked: from now on it is refused with 401. Other keys of the account go on working.',
+    },
     'GET /api/openapi.json': {
       request: 'curl https://grain.example.net/api/openapi.json',
       status: 200,

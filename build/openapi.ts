@@ -75,12 +75,15 @@ export function buildOpenApi(ds: Dataset) {
     paths: {
       '/api/register': {
         post: {
-          summary: 'Get a free API key (registering again replaces the key and revokes the old one)',
+          summary:
+            'Get a free API key. Registering again issues another key and revokes nothing; send a live key of ' +
+            'the same account in X-API-Key to replace it (a rotation). An account holds at most 5 live keys.',
           requestBody: { required: true, content: { 'application/json': { schema: ref('RegistrationRequest') } } },
           responses: {
             '201': jsonBody('Registration', 'the new key, shown only this once'),
             '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
             '413': jsonBody('Error', 'the body is larger than 1 KiB'),
+            '409': jsonBody('Error', 'the account already holds 5 live keys; the sentence says how to revoke one'),
             '415': jsonBody('Error', 'the body is not application/json'),
             '429': {
               ...jsonBody('Error', 'too many registrations from this address'),
@@ -90,6 +93,18 @@ export function buildOpenApi(ds: Dataset) {
               ...jsonBody('Error', 'the key store is unavailable'),
               headers: { 'Retry-After': header('seconds to wait') },
             },
+          },
+        },
+      },
+      '/api/keys/current': {
+        delete: {
+          summary: 'Revoke the key sent in X-API-Key: from then on it is refused with 401',
+          security: [{ apiKey: [] }],
+          responses: {
+            '204': { description: 'revoked' },
+            '400': jsonBody('Error', keyInUrl),
+            '401': jsonBody('Error', 'missing, malformed, unknown or already revoked X-API-Key'),
+            '503': storeDown,
           },
         },
       },

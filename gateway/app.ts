@@ -3,7 +3,7 @@
 // node:http. Read top-down: handle → authorised → counted or revalidated → serve.
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
-import { isWellFormedKey } from './keys.ts';
+import { hashKey, isWellFormedKey } from './keys.ts';
 import { chooseVariant, noneMatch } from './negotiate.ts';
 import { type Decision, rateLimitHeaders, retryHeaders } from './rate-limit.ts';
 import { createRegistration } from './registration.ts';
@@ -30,6 +30,7 @@ export interface AppOptions {
 }
 
 export const INTERNAL_ERROR = errorResponse(ERRORS.internal);
+const REVOKED = response(204, ['Cache-Control', 'no-store'], null);
 
 /** A data request while it is decided: what every step needs, read once. */
 class Exchange {
@@ -116,9 +117,24 @@ export function createApp(opts: AppOptions) {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
     x.account = account.id;
     if (x.resource && noneMatch(x.req.headers['if-none-match'], x.resource)) {
-      return then(x, store.requests.peek(account.id, x.now), revalidated); // a 304 is not counted
+      return then(x, store.requests.peek(account.keyId, x.now), revalidated); // a 304 is not counted
     }
-    return then(x, store.requests.hit(account.id, x.now), counted);
+    return then(x, store.requests.hit(account.keyId, x.now), counted); // a key's quota is its own
+  }
+
+  /** DELETE /api/keys/current: the key sent is revoked (204), and is refused from then on. */
+  function revoke(req: GatewayRequest, now: number): Answer {
+    const raw = req.headers['x-api-key'];
+    if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
+    if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
+    const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(ERRORS.invalidKey));
+    try {
+      const revoked = store.revokeKey(hashKey(raw), now);
+      if (!(revoked instanceof Promise)) return done(revoked);
+      return revoked.then(done).catch((err: unknown) => failure(err, false));
+    } catch (err) {
+      return failure(err, false);
+    }
   }
 
   /** `now` is the request's time, read once (the server logs the request with it too). */
@@ -140,6 +156,8 @@ export function createApp(opts: AppOptions) {
         }
         case 'register':
           return register(req, now).catch((err: unknown) => failure(err, head));
+        case 'revoke':
+          return revoke(req, now);
       }
       // A data endpoint: the key, then the limit (decisions.md §3).
       const raw = req.headers['x-api-key'];

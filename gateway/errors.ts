@@ -43,10 +43,17 @@ export const ERRORS = {
   badQuery: new HttpError(400, 'The query string is not valid percent-encoding.'),
   notAllowedGet: methodNotAllowed('GET, HEAD'),
   notAllowedPost: methodNotAllowed('POST'),
+  notAllowedDelete: methodNotAllowed('DELETE'),
   // Registration (decisions.md §2)
   registerLimited: new HttpError(
     429,
     'Too many registrations from this address. Retry after the number of seconds in Retry-After.',
+  ),
+  tooManyKeys: new HttpError(
+    409,
+    'This e-mail address already holds 5 live keys, the most an account may hold. Revoke one you no longer ' +
+      'use with DELETE /api/keys/current (sending that key in X-API-Key), or send a live key of this account ' +
+      'in X-API-Key with this registration to replace it.',
   ),
   unsupportedType: new HttpError(415, 'Send the registration as JSON, with Content-Type: application/json.'),
   tooLarge: new HttpError(413, 'The request body is larger than 1 KiB.'),

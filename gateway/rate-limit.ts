@@ -6,6 +6,8 @@ export const WINDOW_MS = 3_600_000;
 export interface WindowState {
   start: number;
   count: number;
+  /** When the window last counted a request (a key's last use, saved with the checkpoint). */
+  last: number;
 }
 
 export interface Decision {
@@ -38,7 +40,7 @@ export function decide(
       state: open,
       decision: { allowed: true, limit, used, resetAt: open ? open.start + WINDOW_MS : now + WINDOW_MS },
     };
-  const next = open ? { start: open.start, count: used + 1 } : { start: now, count: 1 };
+  const next = open ? { start: open.start, count: used + 1, last: now } : { start: now, count: 1, last: now };
   return { state: next, decision: { allowed: true, limit, used: next.count, resetAt: next.start + WINDOW_MS } };
 }
 
@@ -119,7 +121,7 @@ export const retryHeaders = (d: Decision, now: number, base: readonly string[] =
   fill(d, now, templateFor(base, d.limit, true));
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */
-export type SavedWindow = [subject: string, start: number, count: number];
+export type SavedWindow = [subject: string, start: number, count: number, last?: number];
 
 /**
  * Windows held in this process: exact, because one Node process runs one request's count at a
@@ -139,6 +141,7 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
       if (held && max === Infinity) {
         held.start = state!.start;
         held.count = state!.count;
+        held.last = now;
       } else {
         // re-insert: Map order is then oldest-first for eviction
         if (held) windows.delete(subject);
@@ -163,7 +166,9 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
       return c;
     },
     restore(rows: Iterable<SavedWindow>, now: number) {
-      for (const [k, start, count] of rows) if (now < start + WINDOW_MS) windows.set(k, { start, count });
+      for (const [k, start, count, last = start] of rows) {
+        if (now < start + WINDOW_MS) windows.set(k, { start, count, last });
+      }
       while (windows.size > max) windows.delete(windows.keys().next().value!);
     },
     get size() {

@@ -1,9 +1,10 @@
 // POST /api/register (decisions.md §2): per-address limit, then a JSON body of at most 1 KiB, an
 // object with a string `email`, trimmed and lower-cased, at most 254 characters, a pragmatic
-// local@domain.tld; the key is answered only once the store holds its hash durably.
+// local@domain.tld; the key is answered only once the store holds its hash durably. An account
+// holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
 import { clientAddress } from './client-address.ts';
 import { ERRORS } from './errors.ts';
-import { generateKey, hashKey } from './keys.ts';
+import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
 import { retryAfterSeconds } from './rate-limit.ts';
 import { errorWithHeaders, type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
 import type { Store } from './store/types.ts';
@@ -45,8 +46,13 @@ export function createRegistration(opts: { store: Store; trustProxy: number }) {
     const length = req.headers['content-length'];
     if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
     const email = readEmail(await req.readBody(MAX_BODY_BYTES));
+    // A live key of the same account sent with the registration is replaced by the new one (a
+    // rotation); any other key sent is ignored: registering revokes nothing else.
+    const presented = req.headers['x-api-key'];
+    const rotate = typeof presented === 'string' && isWellFormedKey(presented) ? hashKey(presented) : null;
     const key = generateKey();
-    const account = await store.register(email, hashKey(key), now);
+    const account = await store.register(email, hashKey(key), now, rotate);
+    if (account === 'too_many_keys') throw ERRORS.tooManyKeys;
     const body = Buffer.from(JSON.stringify({ api_key: key, email, schema_version: '1.0' }));
     return jsonResponse(201, body, { account: account.id });
   };

@@ -4,11 +4,11 @@ import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../b
 import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource, Site } from './site.ts';
 
-export type Endpoint = 'register' | 'health' | 'public' | 'data';
+export type Endpoint = 'register' | 'revoke' | 'health' | 'public' | 'data';
 
 export type Routed =
   | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: 'register' | 'health' }
+  | { endpoint: 'register' | 'revoke' | 'health' }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
   | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
@@ -101,6 +101,9 @@ export function route(method: string, url: string, site: Site): Routed {
   if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
   if (path === '/api/register')
     return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: ERRORS.notAllowedPost };
+  // decisions.md §2: a key revokes itself
+  if (path === '/api/keys/current')
+    return method === 'DELETE' ? { endpoint: 'revoke' } : { endpoint: null, error: ERRORS.notAllowedDelete };
 
   let routed: Routed;
   if (path === '/health') routed = { endpoint: 'health' };

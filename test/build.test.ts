@@ -143,6 +143,7 @@ describe('build', () => {
       '/api/changelog',
       '/api/grains',
       '/api/grains/{grain_id}',
+      '/api/keys/current',
       '/api/openapi.json',
       '/api/register',
       '/health',

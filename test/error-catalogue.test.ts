@@ -32,6 +32,7 @@ const DATA_OPS: [op: string, path: string][] = [
 ];
 const json = { 'content-type': 'application/json' };
 const REGISTER = 'POST /api/register';
+const REVOKE = 'DELETE /api/keys/current';
 
 const CASES: Case[] = [
   ...DATA_OPS.flatMap(([op, path]): Case[] => [
@@ -101,6 +102,27 @@ const CASES: Case[] = [
     headers: json,
     body: '{"email":"a@example.com"}',
   },
+  {
+    error: 'tooManyKeys',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: json,
+    body: '{"email":"five-keys@example.com"}',
+  },
+  { error: 'missingKey', gw: 'main', op: REVOKE, method: 'DELETE', path: '/api/keys/current' },
+  { error: 'invalidKey', gw: 'main', op: REVOKE, method: 'DELETE', path: '/api/keys/current', key: 'unknown' },
+  { error: 'keyInQuery', gw: 'main', op: REVOKE, method: 'DELETE', path: '/api/keys/current?api_key=x' },
+  {
+    error: 'storeUnavailable',
+    gw: 'redisDown',
+    op: REVOKE,
+    method: 'DELETE',
+    path: '/api/keys/current',
+    key: 'unknown',
+  },
+  { error: 'notAllowedDelete', gw: 'main', op: null, path: '/api/keys/current' },
   { error: 'keyInQuery', gw: 'main', op: 'GET /api/openapi.json', path: '/api/openapi.json?api_key=x' },
   { error: 'upstreamFailed', gw: 'upstreamDown', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
@@ -184,6 +206,7 @@ describe('error catalogue against the OpenAPI document', () => {
     it(`${c.error} (${ERRORS[c.error].status}) for ${c.method ?? 'GET'} ${c.path} on the ${c.gw} gateway`, async () => {
       if (c.error === 'registerLimited')
         await register(gws.tight.url, 'first@example.com', { 'x-forwarded-for': '10.9.9.9' });
+      if (c.error === 'tooManyKeys') for (let i = 0; i < 5; i++) await register(gws.main.url, 'five-keys@example.com');
       const key = await keyFor(c.gw, c.key);
       const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };
       const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body: c.body });

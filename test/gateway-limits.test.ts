@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
-import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS } from '../gateway/rate-limit.ts';
+import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 describe('window arithmetic', () => {
   const t0 = 1_000_000;
   const cases: {
     name: string;
-    state?: { start: number; count: number };
+    state?: WindowState;
     now: number;
     count: boolean;
     allowed: boolean;
@@ -21,7 +21,7 @@ describe('window arithmetic', () => {
     { name: 'a peek opens nothing', now: t0, count: false, allowed: true, used: 0, resetAt: t0 + WINDOW_MS },
     {
       name: 'counts inside the window',
-      state: { start: t0, count: 4 },
+      state: { start: t0, count: 4, last: t0 },
       now: t0 + 10,
       count: true,
       allowed: true,
@@ -30,7 +30,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'refuses at the limit without counting',
-      state: { start: t0, count: 5 },
+      state: { start: t0, count: 5, last: t0 },
       now: t0 + 10,
       count: true,
       allowed: false,
@@ -39,7 +39,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'the last millisecond is still the old window',
-      state: { start: t0, count: 5 },
+      state: { start: t0, count: 5, last: t0 },
       now: t0 + WINDOW_MS - 1,
       count: true,
       allowed: false,
@@ -48,7 +48,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'a new window at the reset',
-      state: { start: t0, count: 5 },
+      state: { start: t0, count: 5, last: t0 },
       now: t0 + WINDOW_MS,
       count: true,
       allowed: true,
@@ -187,13 +187,14 @@ describe('the hourly limit over HTTP', () => {
     assert.ok(Number(nm.headers['retry-after']) >= 1);
   });
 
-  it('keeps the quota of the account across a replacement key', async () => {
+  it("counts a key's hour as its own: another key of the account starts at 1 (decisions.md §3)", async () => {
     const old = await register(t.url, 'carry@example.com');
     for (let i = 0; i < 60; i++) assert.equal((await get(t.url, '/api/grains', old)).status, 200);
-    const replacement = await register(t.url, 'carry@example.com');
-    const res = await get(t.url, '/api/grains', replacement);
-    assert.equal(res.headers['x-ratelimit-used'], '61');
-    assert.equal(res.headers['x-ratelimit-remaining'], '39');
+    const other = await register(t.url, 'carry@example.com');
+    const res = await get(t.url, '/api/grains', other);
+    assert.equal(res.headers['x-ratelimit-used'], '1');
+    assert.equal(res.headers['x-ratelimit-remaining'], '99');
+    assert.equal((await get(t.url, '/api/grains', old)).headers['x-ratelimit-used'], '61');
   });
 
   it('limits registrations per client address, and says when to retry', async () => {

@@ -11,7 +11,8 @@ import { publishSite } from '../build/publish.ts';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
 import { createLogger } from '../gateway/log.ts';
 import { type Decision, WINDOW_MS } from '../gateway/rate-limit.ts';
-import { DB_FILE, openSqliteStore } from '../gateway/store/sqlite.ts';
+import { openSqliteStore } from '../gateway/store/sqlite.ts';
+import { DB_FILE } from '../gateway/store/sqlite-schema.ts';
 import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway } from './helpers/gateway.ts';
@@ -150,12 +151,12 @@ describe('saving the hourly windows while serving', () => {
         }[]
       ).map((r) => [r.kind, decodeWindows(r.data)]);
     const expected = [
-      ['registrations', [['192.0.2.1', start, 1]]],
+      ['registrations', [['192.0.2.1', start, 1, start]]],
       [
         'requests',
         [
-          ['1', start, 7],
-          ['2', start, 3],
+          ['1', start, 7, start],
+          ['2', start, 3, start],
         ],
       ],
     ];
@@ -298,34 +299,34 @@ describe('the request log with a slow reader', () => {
 });
 
 describe('window snapshots', () => {
-  const cases: [string, [string, number, number][]][] = [
+  const cases: [string, [string, number, number, number][]][] = [
     ['none', []],
     [
       'account ids',
       [
-        ['1', 1795348800000, 7],
-        ['123456789', 1795348800123, 4294967295],
+        ['1', 1795348800000, 7, 1795348800000],
+        ['123456789', 1795348800123, 4294967295, 1795348800123],
       ],
     ],
     [
       'addresses, IPv6 by /64',
       [
-        ['192.0.2.1', 1795348800000, 1],
-        ['2001:db8:1:2::/64', 1795348801000, 10],
+        ['192.0.2.1', 1795348800000, 1, 1795348800000],
+        ['2001:db8:1:2::/64', 1795348801000, 10, 1795348801000],
       ],
     ],
-    ['any UTF-8 subject', [['é—✓', 1, 2]]],
+    ['any UTF-8 subject', [['é—✓', 1, 2, 1]]],
   ];
   for (const [name, rows] of cases) {
     it(`round-trips ${name}`, () => {
-      const map = new Map(rows.map(([k, start, count]) => [k, { start, count }]));
+      const map = new Map(rows.map(([k, start, count, last]) => [k, { start, count, last }]));
       assert.deepEqual(decodeWindows(encodeWindows(map)), rows);
     });
   }
   it('refuses a snapshot of another version or cut short', () => {
-    const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3 }]]));
-    assert.throws(() => decodeWindows(Buffer.from([2])), /not a version 1 window snapshot/);
-    assert.throws(() => decodeWindows(Buffer.alloc(0)), /not a version 1 window snapshot/);
+    const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3, last: 1795348800500 }]]));
+    assert.throws(() => decodeWindows(Buffer.from([3])), /not a version 1 or 2 window snapshot/);
+    assert.throws(() => decodeWindows(Buffer.alloc(0)), /not a version 1 or 2 window snapshot/);
     for (let cut = 2; cut < whole.length; cut++)
       assert.throws(() => decodeWindows(whole.subarray(0, cut)), /cut short/);
   });
@@ -381,11 +382,14 @@ describe('a new build while serving', () => {
 });
 
 describe('operators', () => {
-  it('npm run accounts lists, shows and revokes; a revoked key is refused by the running gateway', async () => {
+  it('npm run accounts lists accounts, shows their keys, revokes one or all; the running gateway refuses them', async () => {
     const t = await startTestGateway();
     try {
       const key = await register(t.url, 'ops@example.com');
+      const other = await register(t.url, 'ops@example.com');
       assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+      await t.gateway.store.close(); // the last use is written with the checkpoint (and at close)
+      await t.close();
       const cli = (...args: string[]) =>
         spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
           cwd: root,
@@ -394,26 +398,48 @@ describe('operators', () => {
         });
       const list = cli('list');
       assert.equal(list.status, 0, list.stderr);
-      assert.match(list.stdout, /\tops@example\.com\t.*\tactive\n1 account\(s\)/);
-      assert.ok(!list.stdout.includes(key));
-      assert.match(cli('show', 'OPS@example.com').stdout, /ops@example\.com/);
+      assert.match(
+        list.stdout,
+        /^1\tops@example\.com\tcreated 2026-11-22T12:00:00\.000Z\t2 live key\(s\) of 2\n1 account\(s\)\n$/,
+      );
+      const show = cli('show', 'OPS@example.com');
+      assert.equal(show.status, 0, show.stderr);
+      const lines = show.stdout.trim().split('\n');
+      assert.equal(lines.length, 3);
+      assert.match(
+        lines[1]!,
+        /^ {2}key 1\tcreated 2026-11-22T12:00:00\.000Z\tlast used 2026-11-22T12:00:00\.000Z\tlive$/,
+      );
+      assert.match(lines[2]!, /^ {2}key 2\tcreated 2026-11-22T12:00:00\.000Z\tlast used -\tlive$/);
+      for (const out of [list.stdout, show.stdout]) assert.ok(!out.includes(key) && !out.includes(other));
       assert.equal(cli('show', 'nobody@example.com').status, 1);
-      const revoke = cli('revoke', 'ops@example.com');
-      assert.equal(revoke.status, 0);
-      assert.match(revoke.stdout, /revoked the key of ops@example\.com/);
-      // the running gateway notices another process's write within its 2-second bound
-      const revokedAt = Date.now();
-      let status = (await get(t.url, '/api/grains', key)).status;
-      while (status !== 401 && Date.now() - revokedAt < 2_000) {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await get(t.url, '/api/grains', key)).status;
+      assert.equal(cli('revoke', 'ops@example.com', '9').status, 1, 'a key the account does not have');
+      const one = cli('revoke', 'ops@example.com', '1');
+      assert.equal(one.status, 0, one.stderr);
+      assert.equal(one.stdout, 'revoked 1 live key(s) of ops@example.com\n');
+      assert.match(cli('show', 'ops@example.com').stdout, /key 1\t.*\trevoked 20\d\d-/);
+      // a gateway started on the file refuses the revoked key and serves the other
+      const g = await startTestGateway({ STATE_DIR: t.stateDir });
+      try {
+        assert.equal((await get(g.url, '/api/grains', key)).status, 401);
+        assert.equal((await get(g.url, '/api/grains', other)).status, 200);
+        // a revocation by the CLI while it runs reaches it within its 2-second bound
+        const all = cli('revoke', 'ops@example.com', '--all');
+        assert.equal(all.stdout, 'revoked 1 live key(s) of ops@example.com\n');
+        const revokedAt = Date.now();
+        let status = (await get(g.url, '/api/grains', other)).status;
+        while (status !== 401 && Date.now() - revokedAt < 2_000) {
+          await new Promise((r) => setTimeout(r, 20));
+          status = (await get(g.url, '/api/grains', other)).status;
+        }
+        assert.equal(status, 401, 'refused within 2 seconds of the revocation');
+        assert.equal(cli('frobnicate').status, 2);
+        assert.equal(cli('revoke', 'ops@example.com').status, 2, 'revoke names a key or --all');
+        const fresh = await register(g.url, 'ops@example.com');
+        assert.equal((await get(g.url, '/api/grains', fresh)).status, 200);
+      } finally {
+        await g.close();
       }
-      assert.equal(status, 401, 'refused within 2 seconds of the revocation');
-      assert.match(cli('show', 'ops@example.com').stdout, /revoked 20/);
-      assert.equal(cli('frobnicate').status, 2);
-      // the account can get a new key by registering again
-      const fresh = await register(t.url, 'ops@example.com');
-      assert.equal((await get(t.url, '/api/grains', fresh)).status, 200);
     } finally {
       await t.close();
     }

@@ -70,10 +70,10 @@ describe('redis store', { skip }, () => {
       const fresh = await get(t.url, '/api/changelog', key);
       assert.equal(fresh.status, 200);
       assert.equal(fresh.headers['x-ratelimit-used'], '1');
-      // replacement: the old key is refused at once, the quota stays with the account
-      const replacement = await register(t.url, 'redis@example.com');
+      // rotation: the presented key is refused at once; the new key's hour is its own
+      const replacement = await register(t.url, 'redis@example.com', { 'x-api-key': key });
       assert.equal((await get(t.url, '/api/grains', key)).status, 401);
-      assert.equal((await get(t.url, '/api/grains', replacement)).headers['x-ratelimit-used'], '2');
+      assert.equal((await get(t.url, '/api/grains', replacement)).headers['x-ratelimit-used'], '1');
     } finally {
       await t.close();
     }
@@ -115,10 +115,10 @@ describe('redis store', { skip }, () => {
       );
     });
 
-    it('a replacement on one instance revokes the key on the others within 2 s', async () => {
+    it('a rotation on one instance revokes the key on the others within 2 s', async () => {
       const old = await register(gateways[0]!.url, 'moving@example.com');
       for (const g of gateways) assert.equal((await get(g.url, '/api/grains', old)).status, 200); // cached everywhere
-      const fresh = await register(gateways[1]!.url, 'moving@example.com');
+      const fresh = await register(gateways[1]!.url, 'moving@example.com', { 'x-api-key': old });
       for (const g of gateways) {
         const took = await within(2_000, async () => (await get(g.url, '/api/grains', old)).status === 401);
         assert.ok(took <= 2_000);
@@ -126,20 +126,34 @@ describe('redis store', { skip }, () => {
       }
     });
 
-    it('npm run accounts revokes in Redis; every instance refuses the key within 2 s', async () => {
+    it('npm run accounts shows and revokes in Redis; every instance refuses the key within 2 s', async () => {
       const key = await register(gateways[2]!.url, 'ops-redis@example.com');
+      const other = await register(gateways[0]!.url, 'ops-redis@example.com');
       for (const g of gateways) assert.equal((await get(g.url, '/api/grains', key)).status, 200);
-      const cli = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', join(root, 'scripts/accounts.ts'), 'revoke', 'ops-redis@example.com'],
-        {
+      const cli = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
           cwd: root,
           env: { ...process.env, REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX },
           encoding: 'utf8',
-        },
-      );
-      assert.equal(cli.status, 0, cli.stderr);
+        });
+      const show = cli('show', 'ops-redis@example.com');
+      assert.equal(show.status, 0, show.stderr);
+      const keyLines = show.stdout.trim().split('\n').slice(1);
+      assert.equal(keyLines.length, 2);
+      assert.match(keyLines[0]!, /^ {2}key \d+\tcreated .*\tlast used 20\d\d-.*\tlive$/, 'used: its last use is kept');
+      assert.match(keyLines[1]!, /\tlast used -\tlive$/);
+      const first = /key (\d+)/.exec(keyLines[0]!)![1]!;
+      const revoke = cli('revoke', 'ops-redis@example.com', first);
+      assert.equal(revoke.stdout, 'revoked 1 live key(s) of ops-redis@example.com\n', revoke.stderr);
       for (const g of gateways) await within(2_000, async () => (await get(g.url, '/api/grains', key)).status === 401);
+      for (const g of gateways) assert.equal((await get(g.url, '/api/grains', other)).status, 200);
+      assert.match(cli('show', 'ops-redis@example.com').stdout, new RegExp(`key ${first}\\t.*\\trevoked 20`));
+      assert.equal(
+        cli('revoke', 'ops-redis@example.com', '--all').stdout,
+        'revoked 1 live key(s) of ops-redis@example.com\n',
+      );
+      for (const g of gateways)
+        await within(2_000, async () => (await get(g.url, '/api/grains', other)).status === 401);
     });
   });
 });

@@ -249,21 +249,22 @@ describe('security', () => {
     });
 
     describe('the cache of verified keys', () => {
-      const account = (id: string) => ({ id, email: `${id}@example.com` });
-      it('answers what was set, and forgets an account dropped (its key replaced) in either generation', () => {
-        const cache = createKeyCache<{ id: string; email: string }>(2);
+      const account = (id: string) => ({ id, email: `${id}@example.com`, keyId: `key-${id}` });
+      type Cached = ReturnType<typeof account>;
+      it('answers what was set, and forgets a key dropped (revoked) in either generation', () => {
+        const cache = createKeyCache<Cached>(2);
         cache.set('k1', account('1'));
         cache.set('k2', account('2'));
         cache.set('k3', account('3')); // k1, k2 become the older generation
         assert.deepEqual(cache.get('k2'), account('2'));
-        cache.dropAccount('1');
-        cache.dropAccount('3');
+        cache.dropKey('key-1');
+        cache.dropKey('key-3');
         assert.equal(cache.get('k1'), undefined);
         assert.equal(cache.get('k3'), undefined);
         assert.deepEqual(cache.get('k2'), account('2'));
       });
       it('holds at most 2 × max keys, keeping the ones used lately', () => {
-        const cache = createKeyCache<{ id: string; email: string }>(100);
+        const cache = createKeyCache<Cached>(100);
         for (let i = 0; i < 1_000; i++) {
           cache.set(`k${i}`, account(String(i)));
           assert.ok(cache.get('k0'), 'a key in use stays'); // used after every set
@@ -271,7 +272,7 @@ describe('security', () => {
         }
         assert.equal(cache.get('k1'), undefined, 'a key not used since is gone');
         // as many keys as max, used in turn, all stay (an LRU of max would keep them too)
-        const cycle = createKeyCache<{ id: string; email: string }>(100);
+        const cycle = createKeyCache<Cached>(100);
         for (let round = 0; round < 5; round++) {
           for (let i = 0; i < 100; i++) {
             if (round > 0) assert.ok(cycle.get(`c${i}`), `round ${round}, key ${i}`);
@@ -285,12 +286,12 @@ describe('security', () => {
       });
     });
 
-    it('refuses a well-formed key never issued, and a replaced one, with the same 401', async () => {
+    it('refuses a well-formed key never issued, and a rotated one, with the same 401', async () => {
       const unknown = generateKey();
       assert.ok(isWellFormedKey(unknown));
       const email = 'security-replace@example.com';
       const first = await register(t.url, email);
-      const second = await register(t.url, email);
+      const second = await register(t.url, email, { 'x-api-key': first });
       issued.push(first, second);
       assert.equal((await send('/api/grains', { headers: { 'x-api-key': second } })).status, 200);
       for (const k of [unknown, first]) {

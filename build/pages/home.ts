@@ -30,7 +30,7 @@ last checked against the Commission's pages on <time datetime="${escapeHtml(chec
 
 <section aria-labelledby="get-key">
 <h2 id="get-key">Get a free API key</h2>
-<p>Keys are free and issued at once. Registering again with the same address replaces your key (the old one stops working).</p>
+<p>Keys are free and issued at once. Registering again with the same address gives you another key and stops none (at most 5 live keys an address); revoke a key with <code>DELETE /api/keys/current</code>.</p>
 <form id="register-form" novalidate>
   <label for="email">E-mail address</label>
   <div class="field">

@@ -6,30 +6,30 @@
 // (lru-cache reorders its list on every hit (docs/performance.md: the measurements behind the code)). Generations
 // of max/2 were tried first: 100,000 accounts used in turn then missed on every request.
 
-export interface KeyCache<V extends { id: string }> {
+export interface KeyCache<V extends { keyId: string }> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;
-  /** Forgets the key held for this account (its key was replaced or revoked). */
-  dropAccount(id: string): void;
+  /** Forgets the key with this id (it was revoked). */
+  dropKey(keyId: string): void;
   clear(): void;
   readonly size: number;
 }
 
-export function createKeyCache<V extends { id: string }>(max: number): KeyCache<V> {
+export function createKeyCache<V extends { keyId: string }>(max: number): KeyCache<V> {
   const generation = Math.max(1, max);
   let young = new Map<string, V>();
   let old = new Map<string, V>();
-  /** Account id → its key in either generation, so a replacement can drop the old key at once. */
+  /** Key id → the key in either generation, so a revocation can drop it at once. */
   const keyOf = new Map<string, string>();
 
   const set = (key: string, value: V) => {
     if (young.size >= generation) {
-      for (const [k, v] of old) if (keyOf.get(v.id) === k) keyOf.delete(v.id);
+      for (const [k, v] of old) if (keyOf.get(v.keyId) === k) keyOf.delete(v.keyId);
       old = young;
       young = new Map();
     }
     young.set(key, value);
-    keyOf.set(value.id, key);
+    keyOf.set(value.keyId, key);
   };
 
   return {
@@ -44,7 +44,7 @@ export function createKeyCache<V extends { id: string }>(max: number): KeyCache<
       return aging;
     },
     set,
-    dropAccount(id) {
+    dropKey(id) {
       const key = keyOf.get(id);
       if (key === undefined) return;
       young.delete(key);

@@ -9,7 +9,15 @@ import { LRUCache } from 'lru-cache';
 import { digestHex, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
 import { connect, type Scripted } from './redis-client.ts';
-import { type Account, type AccountRow, type Store, StoreUnavailableError } from './types.ts';
+import {
+  type Account,
+  type AccountQueries,
+  type AccountRow,
+  MAX_LIVE_KEYS,
+  type Registered,
+  type Store,
+  StoreUnavailableError,
+} from './types.ts';
 
 export interface RedisStoreOptions {
   url: string;
@@ -28,31 +36,42 @@ export interface RedisStoreOptions {
 const unavailable = (err: unknown) => new StoreUnavailableError(err instanceof Error ? err.message : String(err));
 
 /** The operators' queries (also used by scripts/accounts.ts). */
-export function redisAccountQueries(client: Scripted, prefix: string) {
+export function redisAccountQueries(
+  client: Scripted,
+  prefix: string,
+): {
+  [K in keyof AccountQueries]: (...a: Parameters<AccountQueries[K]>) => Promise<Awaited<ReturnType<AccountQueries[K]>>>;
+} {
+  const num = (v: string | undefined) => (v === undefined ? null : Number(v));
   const row = async (id: string): Promise<AccountRow | null> => {
     const h = await client.hgetall(`${prefix}account:${id}`);
     if (!h.email) return null;
-    const num = (v: string | undefined) => (v === undefined ? null : Number(v));
-    return {
-      id,
-      email: h.email,
-      created_at: Number(h.created_at),
-      key_issued_at: num(h.key_issued_at),
-      revoked_at: num(h.revoked_at),
-    };
+    const keyIds = await client.smembers(`${prefix}account-keys:${id}`); // every key it was issued
+    const keys = await Promise.all(
+      keyIds
+        .sort((x, y) => Number(x) - Number(y))
+        .map(async (kid) => {
+          const k = await client.hgetall(`${prefix}keyinfo:${kid}`);
+          return {
+            id: kid,
+            created_at: Number(k.created_at),
+            last_used_at: num(k.last_used),
+            revoked_at: num(k.revoked_at),
+          };
+        }),
+    );
+    return { id, email: h.email, created_at: Number(h.created_at), keys };
   };
   return {
     async list() {
       const ids = await client.zrange(`${prefix}accounts`, 0, -1);
       return (await Promise.all(ids.map(row))).filter((r): r is AccountRow => r !== null);
     },
-    async show(email: string) {
+    async show(email) {
       const id = await client.get(`${prefix}email:${email}`);
       return id ? row(id) : null;
     },
-    async revoke(email: string, now: number) {
-      return (await client.revokeAccount(`${prefix}email:${email}`, now, prefix)) === 1;
-    },
+    revoke: (email, keyId, now) => client.revokeAccount(`${prefix}email:${email}`, now, prefix, keyId ?? ''),
   };
 }
 
@@ -87,7 +106,21 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
     if (next) outage.clear();
   };
-  client.on('ready', () => setState(true));
+  // Keys stored before they had ids of their own move once, at the first connection (idempotent,
+  // so several instances starting together are safe).
+  let migrated = false;
+  client.on('ready', () => {
+    setState(true);
+    if (migrated) return;
+    migrated = true;
+    client.migrateKeys(`${prefix}accounts`, `${prefix}seq`, `${prefix}seq:key`, prefix).then(
+      (n) => n > 0 && opts.log({ event: 'keys_migrated', store: 'redis', keys: n }),
+      (err: Error) => {
+        migrated = false;
+        opts.log({ event: 'keys_migration_failed', store: 'redis', error: err.message });
+      },
+    );
+  });
   client.on('close', () => setState(false, 'connection closed'));
   client.on('error', (err: Error) => setState(false, err.message));
 
@@ -123,7 +156,18 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       if (up) {
         try {
           coalesceWrites();
-          const [allowed, used, resetAt] = await client.window(key, now, limit, WINDOW_MS, count ? '1' : '0');
+          // a key's window also records its last use (the operators' list), in the same step
+          const info = kind === 'req' ? `${prefix}keyinfo:${subject}` : key;
+          const touch = kind === 'req' && count ? '1' : '0';
+          const [allowed, used, resetAt] = await client.window(
+            key,
+            info,
+            now,
+            limit,
+            WINDOW_MS,
+            count ? '1' : '0',
+            touch,
+          );
           if (used > 0) lastKnown.set(key, { start: resetAt - WINDOW_MS, count: used });
           return { allowed: allowed === 1, limit, used, resetAt };
         } catch (err) {
@@ -176,24 +220,39 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         verified.delete(key);
         return null;
       }
-      const tab = value.indexOf('\t');
-      const account = { id: value.slice(0, tab), email: value.slice(tab + 1) };
+      // "<account>\t<key id>\t<email>"; before keys had ids of their own, "<account>\t<email>"
+      const fields = value.split('\t');
+      const account =
+        fields.length >= 3
+          ? { id: fields[0]!, keyId: fields[1]!, email: fields.slice(2).join('\t') }
+          : { id: fields[0]!, keyId: fields[0]!, email: fields[1] ?? '' };
       verified.set(key, { account, at: now, hashHex: hex });
       keyOfHash.set(hex, key);
       return account;
     },
-    register: guarded(async (email: string, digest: string, now: number) => {
+    register: guarded(
+      async (email: string, digest: string, now: number, rotate: string | null): Promise<Registered> => {
+        if (!up) throw new Error('redis is not connected');
+        const [id, keyId] = await client.registerKey(
+          `${prefix}email:${email}`,
+          `${prefix}seq`,
+          `${prefix}accounts`,
+          `${prefix}seq:key`,
+          email,
+          digestHex(digest),
+          now,
+          prefix,
+          MAX_LIVE_KEYS,
+          rotate === null ? '' : digestHex(rotate),
+        );
+        if (keyId === '') return 'too_many_keys';
+        return { id: String(id), email, keyId: String(keyId) };
+      },
+    ),
+    revokeKey: guarded(async (digest: string, now: number) => {
       if (!up) throw new Error('redis is not connected');
-      const id = await client.registerAccount(
-        `${prefix}email:${email}`,
-        `${prefix}seq`,
-        `${prefix}accounts`,
-        email,
-        digestHex(digest),
-        now,
-        prefix,
-      );
-      return { id: String(id), email };
+      const hex = digestHex(digest);
+      return (await client.revokeKey(`${prefix}key:${hex}`, now, prefix, hex)) === 1;
     }),
     requests: limiter('req', opts.rateLimitPerHour, true),
     registrations: limiter('reg', opts.registerLimitPerHour, false),

@@ -2,17 +2,13 @@
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
 // snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
 
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { digestBytes, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
-import type { Account, AccountRow, Store } from './types.ts';
+import { accountQueries, openDatabase } from './sqlite-schema.ts';
+import { type Account, MAX_LIVE_KEYS, type Registered, type Store } from './types.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
-
-export const DB_FILE = 'gateway.sqlite';
 
 export interface SqliteStoreOptions {
   stateDir: string;
@@ -31,55 +27,47 @@ export interface SqliteStoreOptions {
   externalWritePollMs?: number;
 }
 
-export function openDatabase(stateDir: string): Database.Database {
-  mkdirSync(stateDir, { recursive: true });
-  const db = new Database(join(stateDir, DB_FILE));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL'); // a 201 is answered after the commit reached the disk
-  db.pragma('busy_timeout = 5000'); // the accounts CLI may write at the same time
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS accounts (
-      id INTEGER PRIMARY KEY,
-      email TEXT NOT NULL UNIQUE,
-      key_hash BLOB UNIQUE,
-      created_at INTEGER NOT NULL,
-      key_issued_at INTEGER,
-      revoked_at INTEGER
-    );
-    CREATE TABLE IF NOT EXISTS window_snapshots (
-      kind TEXT PRIMARY KEY,
-      saved_at INTEGER NOT NULL,
-      data BLOB NOT NULL
-    );
-  `);
-  return db;
-}
-
-export function accountQueries(db: Database.Database) {
-  const list = db.prepare<[], AccountRow>(
-    'SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts ORDER BY id',
-  );
-  const show = db.prepare<[string], AccountRow>(
-    'SELECT CAST(id AS TEXT) AS id, email, created_at, key_issued_at, revoked_at FROM accounts WHERE email = ?',
-  );
-  const revoke = db.prepare<[number, string]>(
-    'UPDATE accounts SET key_hash = NULL, revoked_at = ? WHERE email = ? AND key_hash IS NOT NULL',
-  );
-  return {
-    list: () => list.all(),
-    show: (email: string) => show.get(email) ?? null,
-    revoke: (email: string, now: number) => revoke.run(now, email).changes > 0,
-  };
-}
-
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const db = openDatabase(opts.stateDir);
-  const find = db.prepare<[Buffer], { id: number; email: string }>('SELECT id, email FROM accounts WHERE key_hash = ?');
-  const upsert = db.prepare<[string, Buffer, number, number], { id: number }>(
-    `INSERT INTO accounts (email, key_hash, created_at, key_issued_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(email) DO UPDATE SET key_hash = excluded.key_hash, key_issued_at = excluded.key_issued_at, revoked_at = NULL
-     RETURNING id`,
+  const find = db.prepare<[Buffer], { id: number; email: string; keyId: number }>(
+    `SELECT a.id, a.email, k.id AS keyId FROM api_keys k JOIN accounts a ON a.id = k.account_id
+     WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
   );
+  const accountOf = db.prepare<[string], number>('SELECT id FROM accounts WHERE email = ?').pluck();
+  const createAccount = db
+    .prepare<[string, number], number>('INSERT INTO accounts (email, created_at) VALUES (?, ?) RETURNING id')
+    .pluck();
+  const liveKeyOf = db
+    .prepare<[Buffer, number], number>(
+      'SELECT id FROM api_keys WHERE key_hash = ? AND account_id = ? AND revoked_at IS NULL',
+    )
+    .pluck();
+  const liveCount = db
+    .prepare<[number], number>('SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL')
+    .pluck();
+  const insertKey = db
+    .prepare<[number, Buffer, number], number>(
+      'INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?) RETURNING id',
+    )
+    .pluck();
+  const revokeById = db.prepare<[number, number]>('UPDATE api_keys SET revoked_at = ? WHERE id = ?');
+  const revokeByHash = db
+    .prepare<[number, Buffer], number>(
+      'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL RETURNING id',
+    )
+    .pluck();
+  const touch = db.prepare<[number, number, number]>(
+    'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  );
+  /** decisions.md §2: new key, rotation, and the bound, in one transaction (a 201 is durable). */
+  const issue = db.transaction((email: string, digest: Buffer, now: number, rotate: Buffer | null) => {
+    const id = accountOf.get(email) ?? createAccount.get(email, now)!;
+    const rotated = rotate ? liveKeyOf.get(rotate, id) : undefined;
+    if (rotated === undefined && liveCount.get(id)! >= MAX_LIVE_KEYS) return { id, keyId: null, rotated };
+    const keyId = insertKey.get(id, digest, now)!;
+    if (rotated !== undefined) revokeById.run(now, rotated);
+    return { id, keyId, rotated };
+  });
   const readSnapshot = db.prepare<[string], Buffer>('SELECT data FROM window_snapshots WHERE kind = ?').pluck();
   const writeSnapshot = db.prepare<[string, number, Buffer]>(
     'INSERT INTO window_snapshots (kind, saved_at, data) VALUES (?, ?, ?) ON CONFLICT(kind) DO UPDATE SET saved_at = excluded.saved_at, data = excluded.data',
@@ -107,11 +95,15 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
 
   // Each kind's windows are saved as one snapshot when something was counted, every few seconds
   // and at shutdown.
+  // A key's last use is written with the checkpoint, not per request (windows record it).
+  let savedAt = Number.NEGATIVE_INFINITY;
   const save = db.transaction((force: boolean) => {
     const now = opts.clock();
     for (const [kind, limiter] of limiters) {
       if (limiter.takeChanged() || force) writeSnapshot.run(kind, now, encodeWindows(limiter.live(now)));
     }
+    for (const [keyId, w] of requests.live(now)) if (w.last > savedAt) touch.run(w.last, Number(keyId), w.last);
+    savedAt = now;
   });
   let lastSaveFailed = false;
   const checkpoint = setInterval(() => {
@@ -132,7 +124,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   // and empties the cache. Keys live here in memory only, as they do while a request is handled.
   const verified = createKeyCache<Account>(opts.maxCachedKeys ?? 100_000);
   // Which key hashes exist, so an unknown key costs a hash and no query (key-filter.ts).
-  const allHashes = db.prepare<[], Buffer>('SELECT key_hash FROM accounts WHERE key_hash IS NOT NULL').pluck();
+  const allHashes = db.prepare<[], Buffer>('SELECT key_hash FROM api_keys WHERE revoked_at IS NULL').pluck();
   const issuedDigests = function* () {
     for (const h of allHashes.iterate()) yield h.toString('latin1');
   };
@@ -160,16 +152,22 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       if (!issued.mightHold(digest)) return null;
       const row = find.get(digestBytes(digest));
       if (!row) return null;
-      const account = { id: String(row.id), email: row.email };
+      const account = { id: String(row.id), email: row.email, keyId: String(row.keyId) };
       verified.set(key, account);
       return account;
     },
-    register(email, digest, now): Account {
-      const row = upsert.get(email, digestBytes(digest), now, now)!;
+    register(email, digest, now, rotate): Registered {
+      const r = issue(email, digestBytes(digest), now, rotate === null ? null : digestBytes(rotate));
+      if (r.keyId === null) return 'too_many_keys';
       issued.add(digest);
-      const id = String(row.id);
-      verified.dropAccount(id);
-      return { id, email };
+      if (r.rotated !== undefined) verified.dropKey(String(r.rotated));
+      return { id: String(r.id), email, keyId: String(r.keyId) };
+    },
+    revokeKey(digest, now) {
+      const keyId = revokeByHash.get(now, digestBytes(digest));
+      if (keyId === undefined) return false;
+      verified.dropKey(String(keyId));
+      return true;
     },
     requests,
     registrations,

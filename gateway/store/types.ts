@@ -2,24 +2,48 @@
 // which one it has. Methods may answer at once or through a promise.
 import type { Limiter } from '../rate-limit.ts';
 
+/** decisions.md §2: an account holds at most this many live keys (README, docs/api.md). */
+export const MAX_LIVE_KEYS = 5;
+
+/** A live key's account: the account it belongs to and the key's own id (its quota's subject). */
 export interface Account {
   id: string;
   email: string;
+  keyId: string;
 }
 
-export interface AccountRow extends Account {
+export interface KeyRow {
+  id: string;
   created_at: number;
-  key_issued_at: number | null;
+  last_used_at: number | null;
   revoked_at: number | null;
 }
 
-export interface Store {
+export interface AccountRow {
+  id: string;
+  email: string;
+  created_at: number;
+  keys: KeyRow[];
+}
+
+/** Registration's answers: the new key's account, or why none was issued. */
+export type Registered = Account | 'too_many_keys';
+
+/** The operators' view (scripts/accounts.ts). */
+export interface AccountQueries {
+  list(): AccountRow[] | Promise<AccountRow[]>;
+  show(email: string): AccountRow | null | Promise<AccountRow | null>;
+  /** Revokes one key of the account (by key id), or all its live keys (null); how many were live. */
+  revoke(email: string, keyId: string | null, now: number): number | Promise<number>;
+}
+
+export interface Store extends AccountQueries {
   readonly kind: 'sqlite' | 'redis';
   /**
-   * The live account of a well-formed key, or null (unknown, replaced or revoked). The gateway
-   * asks cachedAccount first and this only when that missed. Stores keep
-   * recently verified keys in process memory so the hot path neither hashes nor queries; what
-   * they persist is only the SHA-256 (hashKey).
+   * The live account of a well-formed key, or null (unknown or revoked). The gateway asks
+   * cachedAccount first and this only when that missed. Stores keep recently verified keys in
+   * process memory so the hot path neither hashes nor queries; what they persist is only the
+   * SHA-256 (hashKey).
    */
   findByKey(key: string): Account | null | Promise<Account | null>;
   /**
@@ -28,21 +52,22 @@ export interface Store {
    */
   cachedAccount(key: string): Account | undefined;
   /**
-   * Creates the account, or replaces its key: the old key stops working in the same atomic step.
-   * `digest` is hashKey(key). Resolves only once the new key is durable (decisions.md §5).
+   * Issues a key (`digest` is hashKey(key)) to the e-mail's account, creating the account on first
+   * use. Revokes nothing (decisions.md §2), except `rotate`: the digest of a key the request
+   * presented; when it is a live key of this same account it is revoked in the same atomic step.
+   * Past MAX_LIVE_KEYS live keys, and not a rotation: 'too_many_keys'. Resolves only once the new
+   * key is durable (decisions.md §5).
    */
-  register(email: string, digest: string, now: number): Account | Promise<Account>;
-  /** Per-account hourly request windows. */
+  register(email: string, digest: string, now: number, rotate: string | null): Registered | Promise<Registered>;
+  /** Revokes a live key by its digest (DELETE /api/keys/current); false when it was not live. */
+  revokeKey(digest: string, now: number): boolean | Promise<boolean>;
+  /** Per-key hourly request windows (decisions.md §3: a key's quota is its own). */
   readonly requests: Limiter;
   /** Per-client-address hourly registration windows. */
   readonly registrations: Limiter;
-  /** Operators' view (scripts/accounts.ts). */
-  list(): AccountRow[] | Promise<AccountRow[]>;
-  show(email: string): AccountRow | null | Promise<AccountRow | null>;
-  revoke(email: string, now: number): boolean | Promise<boolean>;
   /** "ok", or why the store cannot be used right now (shown in /health). */
   health(): 'ok' | 'unavailable';
-  /** Saves what must survive a restart (the hourly windows) and closes. */
+  /** Saves what must survive a restart (the hourly windows, keys' last use) and closes. */
   close(): Promise<void>;
 }
 

@@ -3,19 +3,22 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestBytes, generateKey, hashKey } from '../../gateway/keys.ts';
-import { openDatabase } from '../../gateway/store/sqlite.ts';
+import { openDatabase } from '../../gateway/store/sqlite-schema.ts';
 import { work } from './context.ts';
 
 export function seedAccounts(stateDir: string, count: number): string {
   const db = openDatabase(stateDir);
-  const insert = db.prepare('INSERT INTO accounts (email, key_hash, created_at, key_issued_at) VALUES (?, ?, ?, ?)');
+  const account = db
+    .prepare<[string, number], number>('INSERT INTO accounts (email, created_at) VALUES (?, ?) RETURNING id')
+    .pluck();
+  const insert = db.prepare('INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?)');
   const keys: string[] = [];
   const now = Date.now();
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const key = generateKey();
       keys.push(key);
-      insert.run(`bench-${i}@example.com`, digestBytes(hashKey(key)), now, now);
+      insert.run(account.get(`bench-${i}@example.com`, now), digestBytes(hashKey(key)), now);
     }
   })();
   db.close();

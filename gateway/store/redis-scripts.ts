@@ -1,0 +1,123 @@
+// The Redis store's server-side scripts: each is one atomic step, so instances never race
+// (decisions.md §5). Keys, under the prefix p:
+//   p email:<email> → account id        p account:<id> → {email, created_at}    p accounts (zset)
+//   p key:<sha256 hex> → "<account id>\t<key id>\t<email>" (live keys only)
+//   p keys:<account id> → {key id: sha256 hex} (its live keys); p account-keys:<id>: every key id
+//   p keyinfo:<key id> → {account, hash, created_at, revoked_at, last_used}
+//   p window:<kind>:<subject> → {start, count, last}: a key's hour (req) or an address's (reg)
+//   p seq, p seq:key: the account and key sequences; p revoked: revocations announced (key hash)
+
+// KEYS: window, the subject's info hash (touched when ARGV[5] is 1). ARGV: now, limit, window ms,
+// count (1) or peek (0), touch. Returns {allowed, used, resetAt}. `now` is the gateway's clock;
+// the window's expiry is relative (PEXPIRE: its length and a minute, on Redis's own clock), so it
+// does not depend on the gateway and Redis hosts agreeing on the time (an absolute PEXPIREAT from a
+// clock behind Redis's deleted the window as it was written, and every request opened a new one).
+export const WINDOW_SCRIPT = `
+local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
+local s = redis.call('HMGET', KEYS[1], 'start', 'count')
+local start = tonumber(s[1]); local used = tonumber(s[2]) or 0
+if (not start) or now >= start + win then start = nil; used = 0 end
+if used >= limit then return {0, used, start + win} end
+if ARGV[4] == '0' then return {1, used, start and (start + win) or (now + win)} end
+if not start then
+  start = now
+  redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
+  redis.call('PEXPIRE', KEYS[1], win + 60000)
+  used = 1
+else
+  used = redis.call('HINCRBY', KEYS[1], 'count', 1)
+end
+if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'last_used', now) end
+return {1, used, start + win}`;
+
+// KEYS: email → id, account sequence, accounts zset, key sequence. ARGV: email, new key hash, now,
+// prefix, live keys allowed, hash of a presented key ('' if none). Issues a key to the account
+// (created on first use) and revokes nothing, except the presented key when it is a live key of
+// this same account (a rotation). Returns {account id, key id}, key id '' past the bound.
+export const REGISTER_SCRIPT = `
+local p = ARGV[4]
+local id = redis.call('GET', KEYS[1])
+if not id then
+  id = tostring(redis.call('INCR', KEYS[2]))
+  redis.call('SET', KEYS[1], id)
+  redis.call('HSET', p .. 'account:' .. id, 'email', ARGV[1], 'created_at', ARGV[3])
+  redis.call('ZADD', KEYS[3], tonumber(id), id)
+end
+local keys = p .. 'keys:' .. id
+local old = nil
+if ARGV[6] ~= '' then
+  local v = redis.call('GET', p .. 'key:' .. ARGV[6])
+  if v then
+    local acct, kid = string.match(v, '^([^\\t]+)\\t([^\\t]+)\\t')
+    if acct == id then old = kid end
+  end
+end
+if (not old) and redis.call('HLEN', keys) >= tonumber(ARGV[5]) then return {id, ''} end
+local keyId = tostring(redis.call('INCR', KEYS[4]))
+redis.call('SET', p .. 'key:' .. ARGV[2], id .. '\\t' .. keyId .. '\\t' .. ARGV[1])
+redis.call('HSET', keys, keyId, ARGV[2])
+redis.call('SADD', p .. 'account-keys:' .. id, keyId)
+redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[2], 'created_at', ARGV[3])
+if old then
+  redis.call('DEL', p .. 'key:' .. ARGV[6])
+  redis.call('HDEL', keys, old)
+  redis.call('HSET', p .. 'keyinfo:' .. old, 'revoked_at', ARGV[3])
+  redis.call('PUBLISH', p .. 'revoked', ARGV[6])
+end
+return {id, keyId}`;
+
+// KEYS: the key's entry. ARGV: now, prefix, key hash. Returns 1 when a live key was revoked.
+export const REVOKE_KEY_SCRIPT = `
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local acct, kid = string.match(v, '^([^\\t]+)\\t([^\\t]+)\\t')
+redis.call('DEL', KEYS[1])
+redis.call('HDEL', ARGV[2] .. 'keys:' .. acct, kid)
+redis.call('HSET', ARGV[2] .. 'keyinfo:' .. kid, 'revoked_at', ARGV[1])
+redis.call('PUBLISH', ARGV[2] .. 'revoked', ARGV[3])
+return 1`;
+
+// KEYS: email → id. ARGV: now, prefix, key id ('' for all the account's keys). Returns how many
+// live keys were revoked (the operators' revoke).
+export const REVOKE_ACCOUNT_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+if not id then return 0 end
+local keys = ARGV[2] .. 'keys:' .. id
+local all = redis.call('HGETALL', keys)
+local n = 0
+for i = 1, #all, 2 do
+  local kid, hex = all[i], all[i + 1]
+  if ARGV[3] == '' or ARGV[3] == kid then
+    redis.call('DEL', ARGV[2] .. 'key:' .. hex)
+    redis.call('HDEL', keys, kid)
+    redis.call('HSET', ARGV[2] .. 'keyinfo:' .. kid, 'revoked_at', ARGV[1])
+    redis.call('PUBLISH', ARGV[2] .. 'revoked', hex)
+    n = n + 1
+  end
+end
+return n`;
+
+// KEYS: accounts zset, account sequence, key sequence. ARGV: prefix. Before keys had their own
+// entries, an account held one key (account:<id>.key_hash) and its hour was counted under the
+// account's id: each such key becomes key <account id>, so its window goes on counting, and the
+// key sequence starts past every account id. Running it again changes nothing.
+export const MIGRATE_SCRIPT = `
+local p = ARGV[1]
+local moved = 0
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local acct = p .. 'account:' .. id
+  local hex = redis.call('HGET', acct, 'key_hash')
+  if hex then
+    local email = redis.call('HGET', acct, 'email')
+    local issued = redis.call('HGET', acct, 'key_issued_at') or redis.call('HGET', acct, 'created_at')
+    redis.call('SET', p .. 'key:' .. hex, id .. '\\t' .. id .. '\\t' .. email)
+    redis.call('HSET', p .. 'keys:' .. id, id, hex)
+    redis.call('SADD', p .. 'account-keys:' .. id, id)
+    redis.call('HSET', p .. 'keyinfo:' .. id, 'account', id, 'hash', hex, 'created_at', issued)
+    redis.call('HDEL', acct, 'key_hash', 'key_issued_at', 'revoked_at')
+    moved = moved + 1
+  end
+end
+local top = tonumber(redis.call('GET', KEYS[2]) or '0')
+if top > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], top) end
+return moved`;
