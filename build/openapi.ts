@@ -31,8 +31,13 @@ const storeDown = {
   ...jsonBody('Error', 'REDIS_URL mode: the key store is unavailable and this key was not verified recently'),
   headers: { 'Retry-After': header('seconds to wait') },
 };
+const unauthorised = {
+  ...jsonBody('Error', 'missing, malformed, unknown or revoked X-API-Key; register at POST /api/register'),
+  headers: { 'WWW-Authenticate': header('ApiKey realm="grain-grading-tables", header="X-API-Key"', 'string') },
+};
+const preconditionFailed = jsonBody('Error', 'If-Match names no current representation (strong comparison)');
 const errors = {
-  '401': jsonBody('Error', 'missing, malformed, unknown or revoked X-API-Key; register at POST /api/register'),
+  '401': unauthorised,
   '429': {
     ...jsonBody('Error', 'hourly limit reached'),
     headers: { 'Retry-After': header('seconds until the window resets (at least 1)'), ...rateHeaders },
@@ -41,17 +46,26 @@ const errors = {
   '503': storeDown,
 };
 
+const conditionals = [
+  { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+  { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+];
+
 function dataOperation(summary: string, schema: string, extra: Record<string, unknown> = {}) {
   return {
     summary,
     security: [{ apiKey: [] }],
-    parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    parameters: conditionals,
     ...extra,
     responses: {
       '200': { ...jsonBody(schema, 'the data'), headers: dataHeaders },
-      '304': { description: 'not modified: the ETag sent in If-None-Match is current (not counted against the limit)' },
+      '304': {
+        description:
+          'not modified: the ETag sent in If-None-Match is current (not counted, and answered also when the hour is spent)',
+      },
       '400': jsonBody('Error', keyInUrl),
       ...(extra.responses as object | undefined),
+      '412': preconditionFailed,
       ...errors,
     },
   };
@@ -103,7 +117,7 @@ export function buildOpenApi(ds: Dataset) {
           responses: {
             '204': { description: 'revoked' },
             '400': jsonBody('Error', keyInUrl),
-            '401': jsonBody('Error', 'missing, malformed, unknown or already revoked X-API-Key'),
+            '401': { ...unauthorised, description: 'missing, malformed, unknown or already revoked X-API-Key' },
             '503': storeDown,
           },
         },
@@ -119,7 +133,7 @@ export function buildOpenApi(ds: Dataset) {
               description: 'matched case-insensitively',
               schema: { type: 'string', examples: ids },
             },
-            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+            ...conditionals,
           ],
           responses: { '404': jsonBody('Error', 'unknown grain id; see GET /api/grains') },
         }),
@@ -140,7 +154,7 @@ export function buildOpenApi(ds: Dataset) {
               required: false,
               schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
             },
-            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+            ...conditionals,
           ],
           responses: {
             '400': jsonBody('Error', `limit is not an integer from 1 to 100, a parameter is repeated, or ${keyInUrl}`),
@@ -155,6 +169,7 @@ export function buildOpenApi(ds: Dataset) {
             '200': { description: 'OpenAPI 3.1 document' },
             '304': { description: 'not modified: the ETag sent in If-None-Match is current' },
             '400': jsonBody('Error', keyInUrl),
+            '412': preconditionFailed,
             ...upstream,
           },
         },

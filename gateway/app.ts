@@ -4,7 +4,7 @@
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
-import { chooseVariant, noneMatch } from './negotiate.ts';
+import { chooseVariant, matchFails, noneMatch } from './negotiate.ts';
 import { type Decision, rateLimitHeaders, retryHeaders } from './rate-limit.ts';
 import { createRegistration } from './registration.ts';
 import {
@@ -83,14 +83,15 @@ function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse
   return response(err.status, headers, x.head ? null : p.body, x.account);
 }
 
+/** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it (issue 18). */
 function revalidated(x: Exchange, d: Decision): GatewayResponse {
-  if (!d.allowed) return countedError(x, ERRORS.rateLimited, d);
   return notModified(x, x.resource!, d);
 }
 
 function counted(x: Exchange, d: Decision): GatewayResponse {
   if (!d.allowed) return countedError(x, ERRORS.rateLimited, d);
   if (!x.resource) return countedError(x, x.error ?? ERRORS.notFound, d);
+  if (matchFails(x.req.headers['if-match'], x.resource)) return countedError(x, ERRORS.preconditionFailed, d);
   return serve(x, x.resource, d);
 }
 
@@ -116,7 +117,13 @@ export function createApp(opts: AppOptions) {
   function authorised(x: Exchange, account: Account | null): Answer {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
     x.account = account.id;
-    if (x.resource && noneMatch(x.req.headers['if-none-match'], x.resource)) {
+    // RFC 9110 §13.2.2: If-Match first; only then If-None-Match
+    const { resource, req } = x;
+    if (
+      resource &&
+      noneMatch(req.headers['if-none-match'], resource) &&
+      !matchFails(req.headers['if-match'], resource)
+    ) {
       return then(x, store.requests.peek(account.keyId, x.now), revalidated); // a 304 is not counted
     }
     return then(x, store.requests.hit(account.keyId, x.now), counted); // a key's quota is its own
@@ -151,6 +158,7 @@ export function createApp(opts: AppOptions) {
         case 'public': {
           const doc = site.routes.get(r.key);
           if (!doc) return errorResponse(ERRORS.notFound, head);
+          if (matchFails(req.headers['if-match'], doc)) return errorResponse(ERRORS.preconditionFailed, head);
           const x = new Exchange(req, now, head, doc, undefined);
           return noneMatch(req.headers['if-none-match'], doc) ? notModified(x, doc, null) : serve(x, doc, null);
         }

@@ -14,6 +14,9 @@ export class HttpError extends Error {
   }
 }
 
+/** decisions.md §4: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
+const CHALLENGE = { 'WWW-Authenticate': 'ApiKey realm="grain-grading-tables", header="X-API-Key"' };
+
 const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
 
 export const ERRORS = {
@@ -21,10 +24,12 @@ export const ERRORS = {
   missingKey: new HttpError(
     401,
     'An API key is required: send it in the X-API-Key header. Get a free key with POST /api/register.',
+    CHALLENGE,
   ),
   invalidKey: new HttpError(
     401,
-    'The API key is not valid (unknown, mistyped or replaced). Register again with POST /api/register to get a new key.',
+    'The API key is not valid (unknown, mistyped or revoked). Register again with POST /api/register to get a new key.',
+    CHALLENGE,
   ),
   keyInQuery: new HttpError(
     400,
@@ -41,6 +46,10 @@ export const ERRORS = {
   badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
   repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
   badQuery: new HttpError(400, 'The query string is not valid percent-encoding.'),
+  preconditionFailed: new HttpError(
+    412,
+    'If-Match names no current representation of this resource: fetch it again for its current ETag.',
+  ),
   notAllowedGet: methodNotAllowed('GET, HEAD'),
   notAllowedPost: methodNotAllowed('POST'),
   notAllowedDelete: methodNotAllowed('DELETE'),

@@ -6,9 +6,15 @@ type Choice = 'br' | 'gzip' | 'identity';
 const choices = new Map<string, Choice>();
 const MAX_CACHED = 256;
 
+/**
+ * RFC 9110 §12.5.3: a coding named explicitly takes its own q (q=0: not acceptable), `*` gives its
+ * q to the codings not named; the highest q above 0 wins, brotli (smaller) on a tie. Identity is
+ * always acceptable unless refused, and even then is sent rather than a 406 (the body exists in no
+ * other form the client accepts).
+ */
 function parseAcceptEncoding(value: string): Choice {
-  let best: Choice = 'identity';
-  let bestQ = 0;
+  const named = new Map<string, number>();
+  let star: number | undefined;
   for (const part of value.split(',')) {
     const [name = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
     let q = 1;
@@ -16,17 +22,13 @@ function parseAcceptEncoding(value: string): Choice {
       const m = /^q=([01](?:\.\d{0,3})?)$/.exec(p);
       if (m) q = Number(m[1]);
     }
-    const candidates: Choice[] = name === '*' ? ['br', 'gzip'] : name === 'br' || name === 'gzip' ? [name] : [];
-    for (const c of candidates) {
-      // higher q wins; on a tie brotli (smaller) wins
-      if (q > bestQ || (q === bestQ && q > 0 && c === 'br')) {
-        best = c;
-        bestQ = q;
-      }
-    }
+    if (name === '*') star = q;
+    else if (name) named.set(name, Math.max(q, named.get(name) ?? 0));
   }
-  // identity is always available: a client refusing it too gets it rather than a 406
-  return bestQ > 0 ? best : 'identity';
+  const qOf = (c: 'br' | 'gzip') => named.get(c) ?? star ?? 0;
+  const [br, gzip] = [qOf('br'), qOf('gzip')];
+  if (br > 0 && br >= gzip) return 'br';
+  return gzip > 0 ? 'gzip' : 'identity';
 }
 
 export function chooseVariant(resource: Resource, acceptEncoding: string | string[] | undefined): Variant {
@@ -54,4 +56,17 @@ export function noneMatch(header: string | string[] | undefined, resource: Resou
     if (resource.etags.has(tag)) return true;
   }
   return false;
+}
+
+/**
+ * If-Match (RFC 9110 §13.1.1) uses the strong comparison: a W/ tag never matches; `*` matches the
+ * resource, which exists. True when the header is sent and nothing in it matches (a 412).
+ */
+export function matchFails(header: string | string[] | undefined, resource: Resource): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return false;
+  if (value.length > 4096) return true;
+  for (const raw of value.split(',')) if (resource.etags.has(raw.trim())) return false;
+  return true;
 }

@@ -87,7 +87,16 @@ function exactRoutes(site: Site): Map<string, Routed> {
   return table;
 }
 
-export function route(method: string, url: string, site: Site): Routed {
+/** RFC 9112 §3.2.2: an absolute-form target (`GET http://host/path`) is served as its origin form. */
+function originForm(url: string): string {
+  const m = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (!m) return url;
+  const rest = url.slice(m[0].length);
+  return rest === '' || rest[0] === '?' ? `/${rest}` : rest;
+}
+
+export function route(method: string, target: string, site: Site): Routed {
+  const url = target.charCodeAt(0) === 47 /* "/" */ ? target : originForm(target);
   if (method === 'GET' || method === 'HEAD') {
     const exact = exactRoutes(site).get(url);
     if (exact) return exact;

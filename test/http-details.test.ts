@@ -1,0 +1,103 @@
+// HTTP details a careful client meets (issue 18 §3): the 401 challenge, Accept-Encoding with q=0,
+// the absolute-form request target, If-Match before If-None-Match, and a 304 that costs nothing
+// even when the key's hour is spent.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { chooseVariant } from '../gateway/negotiate.ts';
+import type { Resource, Variant } from '../gateway/site.ts';
+import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
+  const v = (name: string) => ({ etag: name }) as unknown as Variant;
+  const resource = { identity: v('identity'), br: v('br'), gzip: v('gzip'), etags: new Set() } as Resource;
+  const cases: [string, string][] = [
+    ['gzip, deflate, br', 'br'],
+    ['*', 'br'],
+    ['*, br;q=0', 'gzip'],
+    ['br;q=0, *', 'gzip'],
+    ['gzip;q=0, *', 'br'],
+    ['*;q=0', 'identity'],
+    ['br;q=0, gzip;q=0', 'identity'],
+    ['br;q=0.5, gzip', 'gzip'],
+    ['br;q=0.8, gzip;q=0.8', 'br'],
+    ['identity', 'identity'],
+    ['identity;q=0', 'identity'],
+    ['GZIP', 'gzip'],
+    ['br;q=0, br', 'br'],
+  ];
+  for (const [header, expected] of cases) {
+    it(`"${header}" gets ${expected}`, () => {
+      assert.equal(chooseVariant(resource, header).etag, expected);
+    });
+  }
+});
+
+describe('HTTP details over a real gateway', () => {
+  let t: TestGateway;
+  let key: string;
+  before(async () => {
+    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '5' });
+    key = await register(t.url, 'details@example.com');
+  });
+  after(() => t.close());
+
+  it('a 401 names its scheme in WWW-Authenticate', async () => {
+    for (const headers of [{}, { 'x-api-key': 'nope' }] as Record<string, string>[]) {
+      const res = await get(t.url, '/api/grains', undefined, headers);
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'ApiKey realm="grain-grading-tables", header="X-API-Key"');
+    }
+  });
+
+  it('*, br;q=0 is not answered with brotli', async () => {
+    const res = await get(t.url, '/api/openapi.json', undefined, { 'accept-encoding': '*, br;q=0' });
+    assert.equal(res.headers['content-encoding'], 'gzip');
+  });
+
+  it('an absolute-form request target is served as its origin form', async () => {
+    const { port } = new URL(t.url);
+    const origin = await get(t.url, '/api/grains/CWRS', key);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write(
+          `GET http://127.0.0.1:${port}/api/grains/CWRS HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+            `X-API-Key: ${key}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c)).on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(raw.endsWith(origin.text()), 'the same body as the origin form');
+    assert.match(raw, new RegExp(`\r\nETag: ${origin.headers.etag}\r\n`, 'i'));
+  });
+
+  it('If-Match: a strong match serves, anything else is 412 (counted), and it is read before If-None-Match', async () => {
+    const fresh = await register(t.url, 'preconditions@example.com');
+    const first = await get(t.url, '/api/grains/CANOLA', fresh);
+    const etag = first.headers.etag!;
+    const status = async (headers: Record<string, string>) =>
+      (await get(t.url, '/api/grains/CANOLA', fresh, headers)).status;
+    assert.equal(await status({ 'if-match': etag }), 200);
+    assert.equal(await status({ 'if-match': '*' }), 200);
+    const failed = await get(t.url, '/api/grains/CANOLA', fresh, { 'if-match': `W/${etag}` });
+    assert.equal(failed.status, 412);
+    assert.equal(failed.headers['x-ratelimit-used'], '4', 'a 412 is counted like any authorised answer');
+    assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
+  });
+
+  it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
+    const spent = await register(t.url, 'spent@example.com');
+    const first = await get(t.url, '/api/grains', spent);
+    for (let i = 0; i < 4; i++) await get(t.url, '/api/grains', spent);
+    assert.equal((await get(t.url, '/api/grains', spent)).status, 429);
+    const nm = await get(t.url, '/api/grains', spent, { 'if-none-match': first.headers.etag! });
+    assert.equal(nm.status, 304);
+    assert.equal(nm.headers.etag, first.headers.etag);
+    assert.equal(nm.headers['x-ratelimit-remaining'], '0');
+    assert.equal(nm.headers['x-ratelimit-used'], '5');
+    assert.equal(nm.headers['retry-after'], undefined);
+  });
+});
