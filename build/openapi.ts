@@ -71,6 +71,12 @@ function dataOperation(summary: string, schema: string, extra: Record<string, un
   };
 }
 
+/** Issue 18 §4: whose the tables are, and what this project does not claim about their reuse. */
+export const DATA_TERMS =
+  "The tables are the Canadian Grain Commission's (Official Grain Grading Guide, primary grade determination " +
+  "tables), reproduced with attribution; each record's source_url links its page. Their reuse terms are the " +
+  "Commission's, as its own site states them: this service names no licence for them.";
+
 export function buildOpenApi(ds: Dataset) {
   const ids = ds.grains.map((g) => g.grain_id);
   return {
@@ -80,7 +86,9 @@ export function buildOpenApi(ds: Dataset) {
       version: SCHEMA_VERSION,
       description:
         'Primary grade determination tables of the Official Grain Grading Guide, as JSON, with a changelog of dataset updates. ' +
-        'Meant for periodic synchronisation: poll GET /api/changelog, send If-None-Match, honour Retry-After.',
+        'Meant for periodic synchronisation: poll GET /api/changelog, send If-None-Match, honour Retry-After. ' +
+        DATA_TERMS,
+      license: { name: 'MIT (the service: code and documentation; not the tables)', identifier: 'MIT' },
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },

@@ -8,6 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { buildSite, siteFromDataset } from '../build/build-site.ts';
 import { changelogOrder } from '../build/compile.ts';
+import { DATA_TERMS } from '../build/openapi.ts';
 import { publishSite, readPointer } from '../build/publish.ts';
 import { changelogKey, type Manifest } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
@@ -105,6 +106,20 @@ describe('build', () => {
     const pages = ['/', '/docs', '/assets/site.css', '/assets/register.js', '/assets/icon.svg', '/client/grade.js'];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
     assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + pages.length);
+  });
+
+  it('says whose the tables are, and names no licence for them, in the document, on /docs and in the README', () => {
+    const openapi = body('/api/openapi.json');
+    assert.deepEqual(openapi.info.license, {
+      name: 'MIT (the service: code and documentation; not the tables)',
+      identifier: 'MIT',
+    });
+    assert.ok(openapi.info.description.endsWith(DATA_TERMS), openapi.info.description);
+    const docs = site.files.get(site.manifest.bodies[site.manifest.routes['/docs']!]!.identity.file)!.toString('utf8');
+    assert.ok(docs.includes(DATA_TERMS.replace(/'/g, '&#39;')), 'the reference page repeats the terms');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    assert.match(readme, /## Data and licence\n\nThe code and documentation are under the MIT License \(LICENSE\)/);
+    assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^MIT License\n/);
   });
 
   it('serves every body as the schema in the OpenAPI document describes it', () => {
