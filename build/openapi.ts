@@ -77,6 +77,61 @@ export const DATA_TERMS =
   "tables), reproduced with attribution; each record's source_url links its page. Their reuse terms are the " +
   "Commission's, as its own site states them: this service names no licence for them.";
 
+/** What every operation says of itself, for generated clients and readers (issue 18 §2). */
+const OPERATIONS: Record<string, { operationId: string; tag: string; description: string; open?: true }> = {
+  'POST /api/register': {
+    operationId: 'register',
+    tag: 'keys',
+    open: true,
+    description: 'Issues a free API key to an e-mail address. The key is shown only in this answer.',
+  },
+  'DELETE /api/keys/current': {
+    operationId: 'revokeCurrentKey',
+    tag: 'keys',
+    description: 'Revokes the key the request is sent with. Other keys of the account go on working.',
+  },
+  'GET /api/grains': {
+    operationId: 'listGrains',
+    tag: 'data',
+    description: 'One summary per supported grain class, without factor data, in the dataset order.',
+  },
+  'GET /api/grains/{grain_id}': {
+    operationId: 'getGrain',
+    tag: 'data',
+    description: 'The grading factor table of one grain class, with the fields a program grades with.',
+  },
+  'GET /api/changelog': {
+    operationId: 'getChangelog',
+    tag: 'data',
+    description: 'The dataset updates, newest first; a client detects a change by polling it.',
+  },
+  'GET /api/openapi.json': {
+    operationId: 'getOpenApi',
+    tag: 'service',
+    open: true,
+    description: 'The OpenAPI 3.1 document of the whole API.',
+  },
+  'GET /health': {
+    operationId: 'getHealth',
+    tag: 'service',
+    open: true,
+    description: 'Whether the service can check keys and limits, and which build it serves.',
+  },
+};
+
+/** Each operation gets its id, tag and description; an open one says it needs no key. */
+function described(paths: Record<string, Record<string, object>>) {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const meta = OPERATIONS[`${method.toUpperCase()} ${path}`];
+      if (!meta) throw new Error(`the operation ${method.toUpperCase()} ${path} is not described`);
+      const { operationId, tag, description, open } = meta;
+      item[method] = { operationId, tags: [tag], description, ...op, ...(open ? { security: [] } : {}) };
+    }
+  }
+  return paths;
+}
+
 export function buildOpenApi(ds: Dataset) {
   const ids = ds.grains.map((g) => g.grain_id);
   return {
@@ -89,12 +144,19 @@ export function buildOpenApi(ds: Dataset) {
         'Meant for periodic synchronisation: poll GET /api/changelog, send If-None-Match, honour Retry-After. ' +
         DATA_TERMS,
       license: { name: 'MIT (the service: code and documentation; not the tables)', identifier: 'MIT' },
+      contact: { name: 'The operators of this service' },
     },
+    servers: [{ url: '/', description: 'the origin that serves this document' }],
+    tags: [
+      { name: 'data', description: 'The grading tables and the changelog (X-API-Key)' },
+      { name: 'keys', description: 'Free self-serve API keys' },
+      { name: 'service', description: 'The service itself (no key)' },
+    ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       schemas: componentsOf(responseSchemas),
     },
-    paths: {
+    paths: described({
       '/api/register': {
         post: {
           summary:
@@ -191,6 +253,6 @@ export function buildOpenApi(ds: Dataset) {
           },
         },
       },
-    },
+    }),
   };
 }
