@@ -21,18 +21,23 @@ export interface CellContext {
 
 export type CellResult = { ok: Threshold } | { error: string; at?: (string | number)[] };
 
-const threshold = (
-  value_type: ValueType,
-  value: number | string | null,
-  extra: Partial<Threshold> = {},
-): Threshold => ({
-  value_type,
-  value,
-  value_alt: extra.value_alt ?? null,
-  threshold_note: extra.threshold_note ?? null,
-  decimals: extra.decimals ?? null,
-  partial: extra.partial ?? null,
-});
+interface CellExtra {
+  value_alt?: number | null;
+  threshold_note?: string | null;
+  decimals?: number | null;
+  partial?: { of: string[]; key: string } | null;
+}
+
+/** Every cell has the same fields; the schema's union ties value to value_type, which readCell keeps. */
+const threshold = (value_type: ValueType, value: number | string | null, extra: CellExtra = {}): Threshold =>
+  ({
+    value_type,
+    value,
+    value_alt: extra.value_alt ?? null,
+    threshold_note: extra.threshold_note ?? null,
+    decimals: extra.decimals ?? null,
+    partial: extra.partial ?? null,
+  }) as Threshold;
 
 /**
  * A partial limit (issue 16): the cell's number limits only some parts of the factor, together

@@ -1,0 +1,37 @@
+// The types are derived from the JSON Schemas (build/types.ts), and `npm test` type-checks this
+// file first: a threshold's value is a number exactly when its value_type is numeric (issue 18 §2),
+// and a record's fields are exactly the schema's.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { GrainRecord, Threshold } from '../build/types.ts';
+
+type ValueOf<K extends Threshold['value_type']> = Extract<Threshold, { value_type: K }>['value'];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const checks: [
+  Same<ValueOf<'numeric'>, number>,
+  Same<ValueOf<'qualitative'>, string>,
+  Same<ValueOf<'qualitative_judgment'>, string>,
+  Same<ValueOf<'no_limit'>, null>,
+  Same<ValueOf<'not_applicable'>, null>,
+  Same<Extract<Threshold, { value_type: 'numeric' }>['decimals'], number>,
+] = [true, true, true, true, true, true];
+
+describe('types derived from the schemas', () => {
+  it('narrow a threshold by its value_type', () => {
+    const cell = {
+      value_type: 'numeric',
+      value: 0.1,
+      value_alt: null,
+      threshold_note: null,
+      decimals: 2,
+      partial: null,
+    };
+    const t: Threshold = cell as Threshold;
+    const value: number | null = t.value_type === 'numeric' ? t.value : null;
+    assert.equal(value, 0.1);
+    assert.deepEqual(checks, [true, true, true, true, true, true]);
+    // @ts-expect-error a record has no field the schema does not list
+    const extra: GrainRecord['not_a_field'] = undefined;
+    assert.equal(extra, undefined);
+  });
+});
