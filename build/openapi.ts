@@ -62,6 +62,7 @@ function dataOperation(summary: string, schema: string, extra: Record<string, un
       '304': {
         description:
           'not modified: the ETag sent in If-None-Match is current (not counted, and answered also when the hour is spent)',
+        headers: dataHeaders,
       },
       '400': jsonBody('Error', keyInUrl),
       ...(extra.responses as object | undefined),
@@ -236,8 +237,28 @@ export function buildOpenApi(ds: Dataset) {
         get: {
           summary: 'This document (no key needed)',
           responses: {
-            '200': { description: 'OpenAPI 3.1 document' },
-            '304': { description: 'not modified: the ETag sent in If-None-Match is current' },
+            '200': {
+              description: 'OpenAPI 3.1 document',
+              headers: { ETag: dataHeaders.ETag },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['openapi', 'info', 'paths'],
+                    properties: {
+                      openapi: { const: '3.1.0' },
+                      info: { type: 'object' },
+                      paths: { type: 'object' },
+                    },
+                    description: 'this document',
+                  },
+                },
+              },
+            },
+            '304': {
+              description: 'not modified: the ETag sent in If-None-Match is current',
+              headers: { ETag: dataHeaders.ETag },
+            },
             '400': jsonBody('Error', keyInUrl),
             '412': preconditionFailed,
             ...upstream,

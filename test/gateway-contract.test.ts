@@ -10,7 +10,8 @@ import { changelogOrder } from '../build/compile.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { MESSAGES } from '../gateway/errors.ts';
 import { INTERFACE_NINE, OTHER_WHEAT } from './helpers/dataset.ts';
-import { get, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { exchanges, get, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { responseChecker } from './helpers/openapi-check.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const IDS = [...INTERFACE_NINE, ...OTHER_WHEAT];
@@ -397,4 +398,26 @@ describe('HTTP behaviour', () => {
       assert.equal(res.json().status, 405);
     });
   }
+});
+
+// Last: every answer the suites above received, held against the OpenAPI document (issue 18 §2).
+describe('every answer above, against the OpenAPI document', () => {
+  it('declares its status, carries the declared headers, and its body validates', async () => {
+    const doc = (await get(t.url, '/api/openapi.json')).json();
+    const check = responseChecker(doc);
+    const mine = exchanges.filter((e) => e.base === t.url);
+    assert.ok(mine.length > 100, `the suites above made ${mine.length} requests`);
+    const problems = mine.flatMap((e) => check(e.method, e.path, e.response));
+    assert.deepEqual(problems, []);
+    // the check can fail: an undeclared status and a body off its schema are found
+    const fake = (status: number, body: unknown) => ({
+      status,
+      headers: {},
+      body: Buffer.from(JSON.stringify(body)),
+      json: () => body,
+      text: () => JSON.stringify(body),
+    });
+    assert.equal(check('GET', '/api/grains', fake(418, {})).length, 1);
+    assert.equal(check('GET', '/health', fake(200, { status: 'fine' })).length, 1);
+  });
 });

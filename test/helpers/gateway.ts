@@ -98,6 +98,9 @@ export interface RawResponse {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
+/** Every answer this test file received, in order (a suite may hold them against the OpenAPI). */
+export const exchanges: { base: string; method: string; path: string; response: RawResponse }[] = [];
+
 export function request(
   base: string,
   path: string,
@@ -128,13 +131,15 @@ export function request(
             const issued = /"api_key":"(ggt_[^"]+)"/.exec(body.toString());
             if (issued) issuedKeys.add(issued[1]!);
           }
-          resolve({
+          const answer = {
             status: res.statusCode!,
             headers: res.headers,
             body,
             json: () => JSON.parse(body.toString()),
             text: () => body.toString(),
-          });
+          };
+          exchanges.push({ base, method: opts.method ?? 'GET', path, response: answer });
+          resolve(answer);
         });
         res.on('error', reject);
       },
