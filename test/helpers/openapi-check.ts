@@ -7,13 +7,19 @@ import type { RawResponse } from './gateway.ts';
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
 type Json = Record<string, any>;
 
-export function responseChecker(doc: Json) {
+/** ajv holding the document as `openapi.json`, with the formats its schemas name. */
+export function openApiAjv(doc: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addFormat('uri', /^https?:\/\/\S+$/);
   ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
   ajv.addFormat('email', /^[^@\s]+@[^@\s]+\.[^@\s]+$/);
   ajv.addSchema({ ...doc, $id: 'openapi.json' });
+  return ajv;
+}
+
+export function responseChecker(doc: Json) {
+  const ajv = openApiAjv(doc);
   const templates = Object.keys(doc.paths).map((t) => ({
     t,
     re: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`),
