@@ -166,6 +166,23 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     });
     return { group_id: g.group_id, group_label: g.group_label, factors };
   });
+  if (Boolean(src.colour_modifier) !== Boolean(src.colours)) {
+    err(
+      ['colours'],
+      'a class whose grade names take a colour lists its colours (colour_modifier and colours go together)',
+    );
+  }
+  for (const [i, r] of (src.footnote_rules ?? []).entries()) {
+    const at = (...p: Path): Path => ['footnote_rules', i, ...p];
+    if (!(r.footnote in footnotes)) err(at('footnote'), `there is no footnote "${r.footnote}" in footnotes`);
+    for (const [k, id] of (r.factor_ids ?? []).entries())
+      if (!factorIds.has(id)) err(at('factor_ids', k), `"${id}" is not a factor`);
+    if (r.total_id !== undefined && !factorIds.has(r.total_id)) err(at('total_id'), `"${r.total_id}" is not a factor`);
+    if (r.colour !== undefined && !src.colours?.includes(r.colour))
+      err(at('colour'), `"${r.colour}" is not one of colours`);
+    if (r.track !== undefined && !src.variety_tracks?.some((t) => t.track_id === r.track))
+      err(at('track'), `no track "${r.track}"`);
+  }
   for (const [i, r] of (src.grade_floor_rules ?? []).entries()) {
     for (const [k, id] of r.factor_ids.entries()) {
       if (!factorIds.has(id)) err(['grade_floor_rules', i, 'factor_ids', k], `"${id}" is not a factor of this grain`);
@@ -182,7 +199,18 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     grades,
     variety_tracks: src.variety_tracks ?? null,
     colour_modifier: src.colour_modifier ?? false,
+    colours: src.colours ?? null,
     size_modifier: src.size_modifier ?? false,
+    notes: src.notes ?? [],
+    footnote_rules: (src.footnote_rules ?? []).map((r) => ({
+      footnote: r.footnote,
+      effect: r.effect,
+      factor_ids: r.factor_ids ?? [],
+      total_id: r.total_id ?? null,
+      colour: r.colour ?? null,
+      track: r.track ?? null,
+      suffix: r.suffix ?? null,
+    })),
     source_url: src.source_url,
     last_scraped: src.last_scraped,
     fallthrough_label: src.fallthrough_label,

@@ -25,7 +25,7 @@ function cleanSample(r: GrainRecord): { sample: Sample; ladder: string[] } {
     values: {},
     judgments: {},
     ...(r.variety_tracks ? { track: r.variety_tracks[0]!.track_id } : {}),
-    ...(r.colour_modifier ? { colour: 'Yellow' } : {}),
+    ...(r.colour_modifier ? { colour: r.colours![0] } : {}),
     region: r.region ?? 'western',
   };
   for (const f of factorsOf(r)) {
@@ -243,6 +243,35 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
     assert.deepEqual(ok(grade(record('CORN_CW'), { ...sample, colour: undefined })).missing, ['colour']);
     const mixed = ok(grade(record('CORN_CW'), { ...sample, values: { ...sample.values, other_classes: 7 } }));
     assert.equal(mixed.grade, 'No. 1 CW Mixed');
+  });
+
+  it('soybeans: a Mixed sample is graded without the other colours tolerance (footnote 2)', () => {
+    const r = record('SOYBEANS');
+    const { sample } = cleanSample(r);
+    const mixed = ok(grade(r, { ...sample, colour: 'Mixed', values: { ...sample.values, other_colours: 40 } }));
+    assert.equal(mixed.grade, 'No. 1 Canada Mixed');
+    const yellow = ok(grade(r, { ...sample, values: { ...sample.values, other_colours: 4 } }));
+    assert.equal(yellow.grade, 'No. 3 Canada Yellow', 'within the colour, the tolerance grades');
+    const wrong = grade(r, { ...sample, colour: 'Purple' });
+    assert.deepEqual(wrong, { error: 'must be one of Yellow, Green, Brown, Black, Mixed', field: 'colour' });
+  });
+
+  it('barley hulless: a Sample grade says to add "Hulless" (footnote 1)', () => {
+    const r = record('BARLEY_GP_CW');
+    const { sample } = cleanSample(r);
+    const hulless = {
+      ...sample,
+      track: 'hulless',
+      values: { ...sample.values, minimum_test_weight_cw: 72 }, // the hulless ladder's minimum
+      judgments: Object.fromEntries(Object.keys(sample.judgments!).map((k) => [k, 'No. 1 CW Hulless'])),
+    };
+    const f = factorsOf(r).find((x) => x.factor_id === 'ergot')!;
+    const out = ok(grade(r, withPart(r, hulless, f, 0.5)));
+    assert.deepEqual(out.outcomes, [
+      'Barley, Sample CW Account Ergot (add “Hulless” to the Sample grade name: footnote 1)',
+    ]);
+    const covered = ok(grade(r, withPart(r, sample, f, 0.5)));
+    assert.deepEqual(covered.outcomes, ['Barley, Sample CW Account Ergot']);
   });
 
   it('barley: the variety track is needed', () => {

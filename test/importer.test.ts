@@ -36,9 +36,9 @@ describe('authority page parser', () => {
     assert.equal(page.modified, '2025-08-01');
     assert.deepEqual(
       page.sections.map((s) => s.name),
-      ['Oats, Canada Western Test (CWT)', 'Oats, Canada Eastern Test (CET)'],
+      ['Oats, Canada Western Test Yellow or Mixed (CWT)', 'Oats, Canada Eastern Test (CET)'],
     );
-    const cwt = section('Oats, Canada Western Test (CWT)');
+    const cwt = section('Oats, Canada Western Test Yellow or Mixed (CWT)');
     assert.deepEqual(cwt.notes, [
       'Samples of CWT will be graded no lower than No. 2 CWT on account of smut.',
       'The colour is added to the grade name.',
@@ -199,9 +199,14 @@ describe('importer grammar', () => {
 
 describe('draft grain files', () => {
   it('turns a section into a record with what the page states, exact as printed', () => {
-    const draft = draftGrain(section('Oats, Canada Western Test (CWT)'), meta('CWT'));
+    const draft = draftGrain(section('Oats, Canada Western Test Yellow or Mixed (CWT)'), meta('CWT'));
     const record = recordOf(toYaml(draft, ' test'));
     assert.equal(record.colour_modifier, true);
+    assert.deepEqual(record.colours, ['Yellow', 'Mixed'], 'proposed from the class name');
+    assert.ok(
+      record.notes.some((n) => /colour is added to the grade name/.test(n)),
+      'the notes as printed',
+    );
     assert.deepEqual(record.grade_floor_rules, [
       {
         account: 'smut',
@@ -342,12 +347,12 @@ describe('draft grain files', () => {
       });
     const ambiguous = run([join(fixtures, 'two-section-page.html'), 'CWT']);
     assert.equal(ambiguous.status, 2);
-    assert.match(ambiguous.stderr, /--section "Oats, Canada Western Test \(CWT\)"/);
+    assert.match(ambiguous.stderr, /--section "Oats, Canada Western Test Yellow or Mixed \(CWT\)"/);
     const ok = run([
       join(fixtures, 'two-section-page.html'),
       'CWT',
       '--section',
-      'Oats, Canada Western Test (CWT)',
+      'Oats, Canada Western Test Yellow or Mixed (CWT)',
       '--kind',
       'cereal',
       '--crop-year',

@@ -185,7 +185,19 @@ export function grade(record: Rec, input: unknown): GradeResult | GradeError {
     colour = change.colour ?? colour;
     return false;
   });
+  // A footnote may set factors aside for a colour (soybeans: other colours, for Mixed soybeans).
+  for (const rule of record.footnote_rules) {
+    if (rule.effect !== 'not_applicable_for_colour' || rule.colour !== colour) continue;
+    x.factors = x.factors.filter((f) => !rule.factor_ids.includes(f.factor_id));
+  }
   return decide(x, colour);
+}
+
+/** A footnote's instruction for the track's Sample grades (barley: add "Hulless"), said with the outcome. */
+function withSuffix(x: Context, kind: string, text: string): string {
+  if (kind !== 'sample') return text;
+  const rule = x.record.footnote_rules.find((r) => r.effect === 'sample_name_suffix' && r.track === x.sample.track);
+  return rule?.suffix ? `${text} (add “${rule.suffix}” to the Sample grade name: footnote ${rule.footnote})` : text;
 }
 
 function decide(x: Context, colour: string | undefined): GradeResult {
@@ -231,7 +243,7 @@ function decide(x: Context, colour: string | undefined): GradeResult {
       if (!colour) missing.push('colour');
       text = text.replace('{class}', colour ?? '{class}').replace('{colour}', colour ?? '{colour}');
     }
-    outcomes.push(text);
+    outcomes.push(withSuffix(x, o.kind, text));
   }
   const limiting = found.failing.map((f) => shown(x, f, last));
   if (missing.length) return undetermined(missing, limiting);

@@ -21,7 +21,7 @@ export interface GradeError {
 /** What the grader reads of a record: a synced record has all of it. */
 export type Rec = Pick<
   GrainRecord,
-  'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'grade_floor_rules'
+  'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'colours' | 'grade_floor_rules' | 'footnote_rules'
 > & {
   factor_groups: { factors: Factor[] }[];
 };
@@ -73,6 +73,9 @@ export function checkSample(record: Rec, sample: unknown): GradeError | null {
     return { error: 'must be "western" or "eastern"', field: 'region' };
   }
   if (sample.colour !== undefined && text(sample.colour)) return { error: 'must be text', field: 'colour' };
+  if (sample.colour !== undefined && record.colours && !record.colours.includes(sample.colour as string)) {
+    return { error: `must be one of ${record.colours.join(', ')}`, field: 'colour' };
+  }
   const exclude = sample.exclude;
   if (exclude !== undefined) {
     if (!Array.isArray(exclude)) return { error: 'must be an array of factor ids', field: 'exclude' };

@@ -24,6 +24,10 @@ export type GrainMeta = Pick<
     use_class?: string | null;
   };
 
+const COLOURS = ['Yellow', 'White', 'Green', 'Brown', 'Black', 'Red', 'Mixed'];
+/** The colour words of a class name, in its order: "Corn, Canada Western Yellow, White or Mixed" → Yellow, White, Mixed. */
+const colourWords = (name: string) => name.split(/[\s,()]+/).filter((w) => COLOURS.includes(w));
+
 export const slug = (s: string) =>
   s
     .toLowerCase()
@@ -40,8 +44,9 @@ export function readHeader(header: string): { label: string; unit: string; unit_
   let unit_alt: string | undefined;
   const alt = ALT_UNIT.exec(label);
   if (alt) {
-    unit = alt[1]!;
-    unit_alt = normalise(alt[2]!);
+    // one spelling of the unit symbols on every page (the litre is L): some pages print kg/hl
+    unit = 'kg/hL';
+    unit_alt = normalise(alt[2]!).replace(/l$/, 'L');
     label = label.replace(alt[0], ' ');
   } else if (/(^|\s)%(\s|$)/.test(label)) {
     unit = '%';
@@ -232,8 +237,17 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
           }
         : {}),
     ...(section.notes.some((n) => /colour is added to the grade name/i.test(n)) ? { colour_modifier: true } : {}),
+    // the colours are the editor's reading of the class name ("Yellow, White or Mixed"): proposed from
+    // the colour words it holds, kept on an update
+    ...(existing?.colours
+      ? { colours: existing.colours }
+      : colourWords(section.name).length >= 2
+        ? { colours: colourWords(section.name) }
+        : {}),
     ...(meta.size_modifier ? { size_modifier: true } : {}),
     fallthrough_label: first.fallthroughLabel ?? '',
+    ...(section.notes.length ? { notes: section.notes } : {}),
+    ...(existing?.footnote_rules ? { footnote_rules: existing.footnote_rules } : {}),
     ...(rules.length ? { grade_floor_rules: rules } : {}),
     ...(Object.keys(footnotes).length ? { footnotes } : {}),
     factor_groups: groups,
@@ -254,7 +268,8 @@ export function toYaml(grain: SourceGrain, header: string): string {
         if (short) pair.value.flow = true;
       }
       if (key === 'thresholds' || key === 'value' || key === 'value_alt') markNumbers(pair.value as YamlNode);
-      if (['aggregates', 'unlisted_parts', 'factor_ids'].includes(key) && isSeq(pair.value)) pair.value.flow = true;
+      if (['aggregates', 'unlisted_parts', 'factor_ids', 'colours'].includes(key) && isSeq(pair.value))
+        pair.value.flow = true;
     },
   });
   doc.commentBefore = header;

@@ -1,19 +1,18 @@
 // JSON Schemas (2020-12) of every response body: the one description of the published shapes.
-// The TypeScript types (schema/types.ts) are derived from these constants; the OpenAPI document
+// The TypeScript types (build/types.ts) are derived from these constants; the OpenAPI document
 // embeds them, each named schema as a component that the others reach by $ref (componentsOf);
 // the tests validate every published body against that document. Field sets are exact
 // (interface.md, decisions.md §1): additionalProperties is false and every field is required.
-
-const str = { type: 'string' } as const;
-const nullableStr = { type: ['string', 'null'] } as const;
-const schemaVersion = { const: '1.0' } as const;
-const cropYear = { type: 'string', pattern: '^\\d{4}/\\d{2}$' } as const;
-const exact = <const P extends Record<string, unknown>>(properties: P) => ({
-  type: 'object' as const,
-  additionalProperties: false as const,
-  required: Object.keys(properties) as (keyof P & string)[],
-  properties,
-});
+import { cropYear, exact, nullableStr, schemaVersion, str } from './parts.ts';
+import {
+  PartialLimit,
+  Threshold,
+  ThresholdJudgment,
+  ThresholdNoLimit,
+  ThresholdNotApplicable,
+  ThresholdNumeric,
+  ThresholdQualitative,
+} from './threshold.ts';
 
 const summaryFields = {
   grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
@@ -24,83 +23,6 @@ const summaryFields = {
   effective_crop_year: cropYear,
   coverage_status: { enum: ['complete', 'partial'] },
   grades: { type: 'array', items: str, minItems: 1 },
-} as const;
-
-const PartialLimit = exact({
-  of: { type: 'array', items: str, description: 'the parts, as printed' },
-  key: { type: 'string', description: "the key of the parts' sum in a sample's values" },
-});
-const nullType = { type: 'null' } as const;
-const note = nullableStr;
-
-/**
- * A threshold, one schema per value_type (a discriminated union): a generated client gets a
- * numeric `value` exactly when value_type is numeric (issue 18 §2).
- */
-const ThresholdNumeric = {
-  ...exact({
-    value_type: { const: 'numeric' },
-    value: { type: 'number', description: 'the limit, exact as printed' },
-    value_alt: {
-      type: ['number', 'null'],
-      description: "the limit in the factor's unit_alt (test weight in g/0.5 L), else null",
-    },
-    threshold_note: note,
-    decimals: {
-      type: 'integer',
-      minimum: 0,
-      description: 'decimal places as the authority prints the number (0.10 has 2): round a measured value to them',
-    },
-    partial: {
-      oneOf: [nullType, PartialLimit],
-      description: 'a partial limit: the value limits only these parts of the factor, together; null otherwise',
-    },
-  }),
-  description: 'a number: the limit at this grade (a maximum or a minimum, as the factor says)',
-} as const;
-const noValue = <const V extends string>(value_type: V, description: string) => ({
-  ...exact({
-    value_type: { const: value_type },
-    value: nullType,
-    value_alt: nullType,
-    threshold_note: note,
-    decimals: nullType,
-    partial: nullType,
-  }),
-  description,
-});
-const ThresholdNoLimit = noValue('no_limit', 'assessed, but no limit at this grade ("No minimum", "No limit")');
-const ThresholdNotApplicable = noValue('not_applicable', 'not assessed at this grade');
-const textValue = <const V extends string>(value_type: V, description: string) => ({
-  ...exact({
-    value_type: { const: value_type },
-    value: { type: 'string', description: "the authority's text" },
-    value_alt: nullType,
-    threshold_note: note,
-    decimals: nullType,
-    partial: nullType,
-  }),
-  description,
-});
-const ThresholdQualitative = textValue('qualitative', 'a text standard (a qualitative factor, such as Variety)');
-const ThresholdJudgment = textValue(
-  'qualitative_judgment',
-  'text that replaces a number at this grade ("Consider overall appearance"): an inspector judges it',
-);
-
-const Threshold = {
-  oneOf: [ThresholdNumeric, ThresholdNoLimit, ThresholdNotApplicable, ThresholdQualitative, ThresholdJudgment],
-  discriminator: {
-    propertyName: 'value_type',
-    mapping: {
-      numeric: '#/components/schemas/ThresholdNumeric',
-      no_limit: '#/components/schemas/ThresholdNoLimit',
-      not_applicable: '#/components/schemas/ThresholdNotApplicable',
-      qualitative: '#/components/schemas/ThresholdQualitative',
-      qualitative_judgment: '#/components/schemas/ThresholdJudgment',
-    },
-  },
-  description: 'one per grade: what the sample must meet at that grade, by value_type',
 } as const;
 
 const FallthroughCondition = exact({
@@ -153,7 +75,9 @@ const Factor = exact({
   aggregates: {
     type: ['array', 'null'],
     items: str,
-    description: 'factor_ids of sibling factors whose sum this total limits',
+    description:
+      'factor_ids of sibling factors this Total counts. Where parts_stated is not_stated the page does not list ' +
+      "the Total's parts: this list is an editor's reading of the rows printed with it, not the authority's",
   },
   unlisted_parts: {
     type: ['array', 'null'],
@@ -182,6 +106,24 @@ const Factor = exact({
 });
 
 const FactorGroup = exact({ group_id: str, group_label: str, factors: { type: 'array', items: Factor } });
+const FootnoteRule = {
+  ...exact({
+    footnote: { type: 'string', description: 'the key of the footnote in footnotes' },
+    effect: {
+      enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'],
+      description:
+        'not_applicable_for_colour: factor_ids are not assessed for a sample of that colour; sample_name_suffix: ' +
+        'a fall-through Sample grade of the track takes the suffix; not_in_total: factor_ids are not counted in total_id',
+    },
+    factor_ids: { type: 'array', items: str },
+    total_id: nullableStr,
+    colour: nullableStr,
+    track: nullableStr,
+    suffix: nullableStr,
+  }),
+  description: 'a footnote that changes how a sample is graded, as data (the text stays in footnotes)',
+} as const;
+
 const GradeFloorRule = exact({
   account: str,
   floor_grade: str,
@@ -200,7 +142,14 @@ const GrainRecord = exact({
   ...summaryFields,
   variety_tracks: { type: ['array', 'null'], items: VarietyTrack },
   colour_modifier: { type: 'boolean' },
+  colours: {
+    type: ['array', 'null'],
+    items: str,
+    description: 'where colour_modifier: the colours the grade name takes (Yellow, White, Mixed); null otherwise',
+  },
   size_modifier: { type: 'boolean' },
+  notes: { type: 'array', items: str, description: "the page's notes on the table, as printed; [] when none" },
+  footnote_rules: { type: 'array', items: FootnoteRule },
   source_url: { type: 'string', format: 'uri' },
   last_scraped: { type: 'string', format: 'date-time' },
   fallthrough_label: str,
@@ -262,6 +211,7 @@ export const responseSchemas = {
   Factor,
   FactorGroup,
   GradeFloorRule,
+  FootnoteRule,
   VarietyTrack,
   GrainSummary,
   GrainRecord,

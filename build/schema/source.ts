@@ -56,7 +56,31 @@ export const grainFileSchema = {
       },
     },
     colour_modifier: { type: 'boolean' },
+    colours: {
+      type: 'array',
+      minItems: 2,
+      items: text,
+      description: 'the colours the grade name takes, as the class name lists them, e.g. [Yellow, White, Mixed]',
+    },
     size_modifier: { type: 'boolean' },
+    notes: { type: 'array', items: text, description: "the page's notes on the table, as printed" },
+    footnote_rules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['footnote', 'effect'],
+        properties: {
+          footnote: { type: 'string', description: 'the footnote key, in quotes' },
+          effect: { enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'] },
+          factor_ids: { type: 'array', items: id },
+          total_id: id,
+          colour: text,
+          track: id,
+          suffix: text,
+        },
+      },
+    },
     fallthrough_label: text,
     grade_floor_rules: {
       type: 'array',
