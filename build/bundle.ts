@@ -9,7 +9,10 @@ import { buildSync } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Route → module source, for each public module. */
-export const CLIENT_MODULES: Record<string, string> = { '/client/grade.js': 'build/client/grade.ts' };
+export const CLIENT_MODULES: Record<string, string> = {
+  '/client/grade.js': 'build/client/grade.ts',
+  '/client/api.js': 'build/client/api.ts',
+};
 
 export function bundleClient(): Map<string, string> {
   const bodies = new Map<string, string>();

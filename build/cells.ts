@@ -155,9 +155,15 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
 export function cellFromAuthority(
   text: string,
   direction: Direction,
-): string | Record<string, string> | { error: string } {
+): string | Record<string, string | string[]> | { error: string } {
   if (PRINTED_NUMBER.test(text) || WITH_ALT.test(text) || NO_LIMIT.test(text) || NOT_APPLICABLE.test(text)) return text;
   if (direction === 'qualitative') return text ? text : { error: 'an empty cell' };
+  // "No limit – maximum 50% broken": no limit on the whole, a partial limit on one part (issue 16)
+  const partial = /^no limit\s*[-–—]\s*maximum (\d+(?:\.\d+)?)% ([a-z ]+)$/i.exec(text);
+  if (partial) {
+    const part = partial[2]!.trim();
+    return { value: partial[1]!, note: text, partial_of: [part], partial_key: part.toLowerCase().replace(/\W+/g, '_') };
+  }
   const lead = /^(\d+(?:\.\d+)?)%?,? \S/.exec(text);
   if (lead) return { value: lead[1]!, note: text };
   if (/^no limit\b/i.test(text)) return { type: 'no_limit', note: text };

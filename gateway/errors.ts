@@ -38,7 +38,7 @@ export const ERRORS = {
   ),
   rateLimited: new HttpError(
     429,
-    'Hourly request limit reached for this account. Retry after the number of seconds in Retry-After.',
+    'Hourly request limit reached for this key. Retry after the number of seconds in Retry-After.',
   ),
   // Paths and queries (decisions.md §4)
   unknownGrain: new HttpError(404, 'Grain id not found. GET /api/grains lists the available grain ids.'),

@@ -103,7 +103,15 @@ describe('build', () => {
     }
     assert.equal(site.manifest.routes[changelogKey(null, 101)], undefined);
     const n = site.manifest.grain_ids.length;
-    const pages = ['/', '/docs', '/assets/site.css', '/assets/register.js', '/assets/icon.svg', '/client/grade.js'];
+    const pages = [
+      '/',
+      '/docs',
+      '/assets/site.css',
+      '/assets/register.js',
+      '/assets/icon.svg',
+      '/client/grade.js',
+      '/client/api.js',
+    ];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
     assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + pages.length);
   });

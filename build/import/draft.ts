@@ -184,9 +184,14 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
       }
       const ref = row.footnoteRefs.find((r) => r in footnotes);
       if (ref) f.footnote_ref = ref;
-      f.thresholds = row.cells.map((cell) => {
+      f.thresholds = row.cells.map((cell, k) => {
         const c = cellFromAuthority(cell, h.direction);
         if (typeof c === 'object' && 'error' in c) throw new PageError(`${table.group}, ${h.label}: ${c.error}`);
+        // a partial limit the editor named on a cell the page still prints the same way is kept
+        const was = prev?.thresholds[k] as { note?: string; partial_of?: string[]; partial_key?: string } | undefined;
+        if (typeof c === 'object' && !c.partial_of && was?.partial_of && was.note === c.note) {
+          return { ...c, partial_of: was.partial_of, partial_key: was.partial_key! };
+        }
         return c;
       });
       if (row.fallthrough) {

@@ -1,0 +1,157 @@
+// The typed client (issue 17): fetch only, no runtime dependency; bundled by the build into the
+// public module /client/api.js, and used by `npm run sync`. It sends If-None-Match from the cache
+// the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
+// short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
+// and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
+import type { ChangelogEntry, GrainRecord, GrainSummary } from '../types.ts';
+
+export interface RateLimit {
+  limit: number;
+  remaining: number;
+  /** When the window resets, epoch seconds. */
+  reset: number;
+}
+
+export interface Answer<T> {
+  body: T;
+  /** The body's bytes as served (UTF-8 text), for a mirror that must equal the API. */
+  text: string;
+  etag: string | null;
+  notModified: boolean;
+  rateLimit: RateLimit | null;
+}
+
+/** What the caller keeps between runs: the last body and ETag of each path. */
+export interface ClientCache {
+  get(path: string): { etag: string; text: string } | undefined;
+  set(path: string, entry: { etag: string; text: string }): void;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  key: string;
+  cache?: ClientCache;
+  /** A 429 whose Retry-After is at most this many seconds is waited out; 0 (default): fail at once. */
+  maxWaitSeconds?: number;
+  /** Retries of a GET after a network error or a 5xx (default 3), with backoff and jitter. */
+  retries?: number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    /** Seconds until a retry may succeed (a 429's Retry-After), when the service said. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export interface GrainList {
+  schema_version: string;
+  count: number;
+  grains: GrainSummary[];
+}
+export interface Changelog {
+  schema_version: string;
+  count: number;
+  entries: ChangelogEntry[];
+}
+export type Record_ = GrainRecord & { schema_version: string };
+
+const int = (v: string | null) => (v === null || !/^\d+$/.test(v) ? null : Number(v));
+
+function rateLimitOf(h: Headers): RateLimit | null {
+  const [limit, remaining, reset] = [
+    int(h.get('x-ratelimit-limit')),
+    int(h.get('x-ratelimit-remaining')),
+    int(h.get('x-ratelimit-reset')),
+  ];
+  return limit === null || remaining === null || reset === null ? null : { limit, remaining, reset };
+}
+
+export function createClient(opts: ClientOptions) {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const doFetch = opts.fetch ?? fetch;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const random = opts.random ?? Math.random;
+  const retries = opts.retries ?? 3;
+
+  async function get<T>(path: string): Promise<Answer<T>> {
+    const cached = opts.cache?.get(path);
+    const headers: Record<string, string> = { 'X-API-Key': opts.key, Accept: 'application/json' };
+    if (cached) headers['If-None-Match'] = cached.etag;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await doFetch(`${base}${path}`, { headers });
+      } catch (err) {
+        if (attempt < retries) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        throw new ApiError(`no answer from ${base} for ${path}: ${(err as Error).message}`, null);
+      }
+      const rateLimit = rateLimitOf(res.headers);
+      if (res.status === 304 && cached) {
+        return {
+          body: JSON.parse(cached.text) as T,
+          text: cached.text,
+          etag: cached.etag,
+          notModified: true,
+          rateLimit,
+        };
+      }
+      if (res.status === 200) {
+        const text = await res.text();
+        const etag = res.headers.get('etag');
+        if (etag) opts.cache?.set(path, { etag, text });
+        return { body: JSON.parse(text) as T, text, etag, notModified: false, rateLimit };
+      }
+      const message = await errorSentence(res);
+      if (res.status === 429) {
+        const wait = int(res.headers.get('retry-after')) ?? 1;
+        if (wait <= (opts.maxWaitSeconds ?? 0)) {
+          await sleep(wait * 1000);
+          continue;
+        }
+        throw new ApiError(`${message} (retry in ${wait} s)`, 429, wait);
+      }
+      if (res.status >= 500 && attempt < retries) {
+        await sleep(backoff(attempt));
+        continue;
+      }
+      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status);
+    }
+  }
+
+  /** Exponential from 200 ms, with full jitter, so many clients do not retry in step. */
+  const backoff = (attempt: number) => Math.round(200 * 2 ** attempt * (0.5 + random() / 2));
+
+  return {
+    listGrains: () => get<GrainList>('/api/grains'),
+    getGrain: (id: string) => get<Record_>(`/api/grains/${encodeURIComponent(id)}`),
+    changelog: (q: { grain_id?: string; limit?: number } = {}) => {
+      const params = new URLSearchParams();
+      if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);
+      if (q.limit !== undefined) params.set('limit', String(q.limit));
+      const query = params.toString();
+      return get<Changelog>(`/api/changelog${query ? `?${query}` : ''}`);
+    },
+  };
+}
+export type Client = ReturnType<typeof createClient>;
+
+async function errorSentence(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { error?: unknown };
+    if (typeof body.error === 'string') return body.error;
+  } catch {
+    // not JSON: the status says it
+  }
+  return `the service answered ${res.status}`;
+}

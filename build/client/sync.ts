@@ -1,0 +1,149 @@
+// Mirrors the API into a folder (issue 17), for Node: grains.json (the list), grains/<ID>.json (each
+// record as served), changelog.json, and sync-state.json (the ETags). Cheap: the changelog's ETag
+// is asked first, and when it is current (a free 304) nothing else is; records are asked with
+// their ETags, so only changed ones cost quota. Atomic: the new mirror is assembled beside the old
+// one and swapped in only when complete; any failure leaves the old mirror exactly as it was.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ApiError, type ClientCache, type ClientOptions, createClient } from './api.ts';
+
+export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
+  out: string;
+  log?: (line: string) => void;
+  /** Aborted (Ctrl-C): the run stops before the swap, and the old mirror stays. */
+  signal?: AbortSignal;
+}
+
+export interface SyncSummary {
+  changed: boolean;
+  records: { new: number; changed: number; unchanged: number; removed: number };
+  /** Requests the service counted against the hour (every answer but a 304). */
+  counted: number;
+  remaining: number | null;
+}
+
+export class SyncError extends Error {}
+
+const STATE = 'sync-state.json';
+const fileOf = (path: string) =>
+  path === '/api/grains'
+    ? 'grains.json'
+    : path.startsWith('/api/changelog')
+      ? 'changelog.json'
+      : `grains/${basename(path)}.json`;
+
+/** A run cut short between the two renames of a swap leaves the previous mirror beside: put it back. */
+function recover(out: string) {
+  const previous = `${out}.previous`;
+  if (!existsSync(out) && existsSync(previous)) renameSync(previous, out);
+  const parent = dirname(out);
+  if (!existsSync(parent)) return;
+  for (const name of readdirSync(parent)) {
+    if (name.startsWith(`${basename(out)}.tmp-`)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
+export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
+  const { out } = opts;
+  const log = opts.log ?? (() => {});
+  recover(out);
+  const state = readState(out);
+  const fresh = new Map<string, { etag: string; text: string }>();
+  const cache: ClientCache = {
+    get(path) {
+      const etag = state[path];
+      const file = join(out, fileOf(path));
+      return etag && existsSync(file) ? { etag, text: readFileSync(file, 'utf8') } : undefined;
+    },
+    set: (path, entry) => fresh.set(path, entry),
+  };
+  const client = createClient({ ...opts, cache });
+  let counted = 0;
+  let remaining: number | null = null;
+  const ask = async <T>(answer: Promise<{ notModified: boolean; rateLimit: { remaining: number } | null } & T>) => {
+    if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
+    const a = await answer;
+    if (!a.notModified) counted++;
+    remaining = a.rateLimit?.remaining ?? remaining;
+    return a;
+  };
+  const done = (records: SyncSummary['records'], changed: boolean): SyncSummary => ({
+    changed,
+    records,
+    counted,
+    remaining,
+  });
+
+  const changelog = await ask(client.changelog());
+  const oldIds = Object.keys(state).flatMap((p) =>
+    p.startsWith('/api/grains/') ? [p.slice('/api/grains/'.length)] : [],
+  );
+  if (changelog.notModified && existsSync(join(out, 'grains.json'))) {
+    log('changelog: not modified since the last sync');
+    return done({ new: 0, changed: 0, unchanged: oldIds.length, removed: 0 }, false);
+  }
+  log(changelog.notModified ? 'changelog: not modified; the mirror is incomplete' : 'changelog: changed');
+  const list = await ask(client.listGrains());
+  const ids = list.body.grains.map((g) => g.grain_id);
+  // Quota-aware: every record may have changed, so a full sync may need one request per record.
+  if (remaining !== null && remaining < ids.length) {
+    const reset = list.rateLimit ? new Date(list.rateLimit.reset * 1000).toISOString() : 'the next hour';
+    throw new SyncError(
+      `the key has ${remaining} requests left this hour and a sync may need ${ids.length}; nothing was changed. ` +
+        `Retry after ${reset}.`,
+    );
+  }
+  const files = new Map<string, string>([
+    ['changelog.json', changelog.text],
+    ['grains.json', list.text],
+  ]);
+  const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
+  for (const id of ids) {
+    const path = `/api/grains/${id}`;
+    const record = await ask(client.getGrain(id));
+    files.set(fileOf(path), record.text);
+    if (!(path in state)) records.new++;
+    else if (record.notModified || record.etag === state[path]) records.unchanged++;
+    else records.changed++;
+    log(`${id}: ${!(path in state) ? 'new' : record.notModified ? 'unchanged' : 'changed'}`);
+  }
+  records.removed = oldIds.filter((id) => !ids.includes(id)).length;
+  const etags: Record<string, string> = {};
+  for (const path of ['/api/changelog', '/api/grains', ...ids.map((id) => `/api/grains/${id}`)]) {
+    const etag = fresh.get(path)?.etag ?? state[path];
+    if (etag) etags[path] = etag;
+  }
+  if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
+  publish(out, files, etags);
+  return done(records, true);
+}
+
+function readState(out: string): Record<string, string> {
+  try {
+    const s = JSON.parse(readFileSync(join(out, STATE), 'utf8')) as { etags?: Record<string, string> };
+    return s.etags ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** Written beside, then swapped in: the old mirror is renamed away only once the new one is whole. */
+function publish(out: string, files: Map<string, string>, etags: Record<string, string>) {
+  const tmp = `${out}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, 'grains'), { recursive: true });
+  for (const [file, text] of files) writeFileSync(join(tmp, file), text);
+  writeFileSync(join(tmp, STATE), `${JSON.stringify({ etags }, null, 1)}\n`);
+  const previous = `${out}.previous`;
+  if (existsSync(out)) {
+    rmSync(previous, { recursive: true, force: true });
+    renameSync(out, previous);
+    renameSync(tmp, out);
+    rmSync(previous, { recursive: true, force: true });
+  } else {
+    mkdirSync(dirname(out), { recursive: true });
+    renameSync(tmp, out);
+  }
+}
+
+export { ApiError };

@@ -1,0 +1,233 @@
+// `npm run sync` and the typed client against a real gateway on port 0 (issue 17): a first sync
+// equals the API byte for byte; a second costs at most one counted request; a changed dataset
+// brings exactly the changed records; a small quota, or a gateway killed mid-sync, leaves the old
+// mirror untouched; a 429 with a short Retry-After is waited out when allowed.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { buildSite } from '../build/build-site.ts';
+import { ApiError, createClient } from '../build/client/api.ts';
+import { SyncError, syncMirror } from '../build/client/sync.ts';
+import { publishSite } from '../build/publish.ts';
+import { WINDOW_MS } from '../gateway/rate-limit.ts';
+import { baseChangelog, baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
+import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+/** A site of our own: grains A, B, C; `change` alters B's ergot and adds a changelog entry. */
+function site(dir: string, change = false) {
+  const b = change
+    ? baseGrain('BBB').replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 0.05, 0.10]')
+    : baseGrain('BBB');
+  const ids = ['AAA', 'BBB', 'CCC'];
+  const changelog =
+    baseChangelog(ids) +
+    (change
+      ? `  - id: second\n    crop_year: 2026/27\n    effective_date: 2026-11-23\n    grain_ids_affected: [BBB]\n` +
+        `    summary: BBB's ergot at No. 2.\n    created_at: 2026-11-23T10:00:00Z\n`
+      : '');
+  const r = buildSite(writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: b, CCC: baseGrain('CCC') }, changelog }));
+  assert.ok(r.ok, 'the test dataset builds');
+  publishSite(dir, r.site);
+  return r.site.manifest.build_id;
+}
+
+/** The hour's count of a key, read with a free conditional request (a 304 is not counted). */
+async function usedBy(t: TestGateway, key: string): Promise<number> {
+  const first = await get(t.url, '/api/grains', key);
+  const again = await get(t.url, '/api/grains', key, { 'if-none-match': first.headers.etag! });
+  assert.equal(again.status, 304);
+  return Number(again.headers['x-ratelimit-used']);
+}
+
+const mirrorFiles = (dir: string) => [
+  ...readdirSync(dir).filter((f) => f.endsWith('.json')),
+  ...readdirSync(join(dir, 'grains')).map((f) => `grains/${f}`),
+];
+
+describe('sync', () => {
+  it('mirrors the API byte for byte, then costs nothing when nothing changed, then brings what changed', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '100' }, { sitePollMs: 10 });
+    try {
+      const key = await register(t.url, 'sync@example.com');
+      const out = join(tempDir('mirror'), 'tables');
+      const first = await syncMirror({ baseUrl: t.url, key, out });
+      assert.deepEqual(first.records, { new: 3, changed: 0, unchanged: 0, removed: 0 });
+      assert.equal(first.counted, 5, 'changelog, list and three records');
+      for (const [file, path] of [
+        ['grains.json', '/api/grains'],
+        ['changelog.json', '/api/changelog'],
+        ['grains/AAA.json', '/api/grains/AAA'],
+        ['grains/BBB.json', '/api/grains/BBB'],
+      ]) {
+        assert.deepEqual(readFileSync(join(out, file!)), (await get(t.url, path!, key)).body, `${file} as served`);
+      }
+      // nothing changed: the changelog's 304 is the only request, and it is free
+      const before = await usedBy(t, key);
+      const second = await syncMirror({ baseUrl: t.url, key, out });
+      assert.equal(second.changed, false);
+      assert.ok((await usedBy(t, key)) - before - 1 <= 1, 'at most one counted request');
+      assert.equal(second.counted, 0);
+      // a new build with one record changed: exactly that record comes
+      const id = site(siteDir, true);
+      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const third = await syncMirror({ baseUrl: t.url, key, out });
+      assert.deepEqual(third.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
+      assert.equal(third.counted, 2, 'the changelog and the changed record (the list is as it was: a free 304)');
+      assert.deepEqual(readFileSync(join(out, 'grains/BBB.json')), (await get(t.url, '/api/grains/BBB', key)).body);
+      assert.deepEqual(mirrorFiles(out).sort(), [
+        'changelog.json',
+        'grains.json',
+        'grains/AAA.json',
+        'grains/BBB.json',
+        'grains/CCC.json',
+        'sync-state.json',
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses to start when the hour cannot cover it, and a gateway killed mid-sync leaves the old mirror', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '8' }, { sitePollMs: 10 });
+    const out = join(tempDir('mirror'), 'tables');
+    try {
+      const key = await register(t.url, 'small@example.com');
+      await syncMirror({ baseUrl: t.url, key, out });
+      const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
+      const id = site(siteDir, true);
+      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // 5 of 8 are spent: the changelog takes the sixth, and 2 left cannot cover three records
+      await assert.rejects(syncMirror({ baseUrl: t.url, key, out }), (err: Error) => {
+        assert.ok(err instanceof SyncError, String(err));
+        assert.match(err.message, /has 2 requests left this hour and a sync may need 3; nothing was changed/);
+        return true;
+      });
+      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+      // a fresh key, and the gateway killed after its third answer
+      const other = await register(t.url, 'killed@example.com');
+      let answers = 0;
+      const dying: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        const body = await res.arrayBuffer(); // whole, before the gateway goes
+        if (++answers === 3) await t.close();
+        return new Response(res.status === 304 ? null : body, { status: res.status, headers: res.headers });
+      };
+      await assert.rejects(
+        syncMirror({ baseUrl: t.url, key: other, out, fetch: dying, retries: 1, sleep: async () => {} }),
+        (err: Error) => err instanceof ApiError && /no answer/.test(err.message),
+      );
+      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+      assert.deepEqual(
+        readdirSync(join(out, '..')).filter((n) => n !== 'tables'),
+        [],
+        'no half-written mirror left beside',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('waits out a short Retry-After when allowed, and fails saying when to retry when not', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '2' });
+    try {
+      const key = await register(t.url, 'wait@example.com');
+      const start = t.clock.now;
+      for (let i = 0; i < 2; i++) await get(t.url, '/api/grains/AAA', key);
+      t.clock.now = start + WINDOW_MS - 2_000; // the window ends in 2 s
+      const waited: number[] = [];
+      const patient = createClient({
+        baseUrl: t.url,
+        key,
+        maxWaitSeconds: 5,
+        sleep: async (ms) => {
+          waited.push(ms);
+          t.clock.advance(ms);
+        },
+      });
+      const answer = await patient.getGrain('AAA');
+      assert.equal(answer.body.grain_id, 'AAA');
+      assert.deepEqual(waited, [2_000]);
+      for (let i = 0; i < 1; i++) await get(t.url, '/api/grains/AAA', key);
+      const hasty = createClient({ baseUrl: t.url, key });
+      await assert.rejects(hasty.getGrain('AAA'), (err: Error) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.status, 429);
+        assert.ok(err.retryAfter !== null && err.retryAfter > 5);
+        assert.match(err.message, /retry in \d+ s/);
+        return true;
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the client is served as a public module that works as its source does', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir });
+    try {
+      const res = await get(t.url, '/client/api.js');
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      const file = join(tempDir('module'), 'api.mjs');
+      writeFileSync(file, res.body);
+      const served = (await import(pathToFileURL(file).href)) as typeof import('../build/client/api.ts');
+      const key = await register(t.url, 'module@example.com');
+      const fromModule = await served.createClient({ baseUrl: t.url, key }).getGrain('aaa');
+      const fromSource = await createClient({ baseUrl: t.url, key }).getGrain('AAA');
+      assert.equal(fromModule.text, fromSource.text);
+      assert.equal(fromModule.etag, fromSource.etag);
+      assert.equal(fromModule.rateLimit?.limit, 100);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the CLI: exit codes, the key only in the header, a one-line summary', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir });
+    try {
+      const key = await register(t.url, 'cli@example.com');
+      const out = join(tempDir('mirror'), 'tables');
+      // asynchronous: the gateway answering the CLI runs in this process
+      const cli = (args: string[], env: Record<string, string> = {}) =>
+        new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/sync.ts', ...args], {
+            cwd: root,
+            env: { ...process.env, ...env },
+          });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+          child.on('close', (status) => resolve({ status, stdout, stderr }));
+        });
+      const ok = await cli(['--url', t.url, '--out', out], { API_KEY: key });
+      assert.equal(ok.status, 0, ok.stderr);
+      assert.match(ok.stdout, /^synced: 3 new, 0 changed, 0 unchanged, 0 removed; 5 request\(s\) counted/);
+      assert.ok(!ok.stdout.includes(key) && !ok.stderr.includes(key), 'the key is never printed');
+      assert.ok(existsSync(join(out, 'grains/CCC.json')));
+      assert.equal((await cli(['--url', t.url, '--key', key])).status, 2, 'no --out');
+      assert.equal((await cli(['--url', 'ftp://x', '--key', key, '--out', out])).status, 2);
+      const bad = await cli(['--url', t.url, '--key', 'nope', '--out', out]);
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /sync failed, the previous mirror is as it was: 401/);
+    } finally {
+      await t.close();
+    }
+  });
+});
