@@ -42,6 +42,18 @@ async function usedBy(t: TestGateway, key: string): Promise<number> {
   return Number(again.headers['x-ratelimit-used']);
 }
 
+/** A gateway on a site of our own (grains AAA, BBB, CCC), closed when `fn` is done. */
+async function onOwnSite(env: Record<string, string>, fn: (t: TestGateway) => Promise<void>) {
+  const siteDir = tempDir('sync-site');
+  site(siteDir);
+  const t = await startTestGateway({ SITE_DIR: siteDir, ...env });
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
 const mirrorFiles = (dir: string) => [
   ...readdirSync(dir).filter((f) => f.endsWith('.json')),
   ...readdirSync(join(dir, 'grains')).map((f) => `grains/${f}`),
@@ -138,11 +150,8 @@ describe('sync', () => {
     }
   });
 
-  it('waits out a short Retry-After when allowed, and fails saying when to retry when not', async () => {
-    const siteDir = tempDir('sync-site');
-    site(siteDir);
-    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '2' });
-    try {
+  it('waits out a short Retry-After when allowed, and fails saying when to retry when not', () =>
+    onOwnSite({ RATE_LIMIT_PER_HOUR: '2' }, async (t) => {
       const key = await register(t.url, 'wait@example.com');
       const start = t.clock.now;
       for (let i = 0; i < 2; i++) await get(t.url, '/api/grains/AAA', key);
@@ -169,16 +178,10 @@ describe('sync', () => {
         assert.match(err.message, /retry in \d+ s/);
         return true;
       });
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('the client is served as a public module that works as its source does', async () => {
-    const siteDir = tempDir('sync-site');
-    site(siteDir);
-    const t = await startTestGateway({ SITE_DIR: siteDir });
-    try {
+  it('the client is served as a public module that works as its source does', () =>
+    onOwnSite({}, async (t) => {
       const res = await get(t.url, '/client/api.js');
       assert.equal(res.status, 200);
       assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -191,16 +194,10 @@ describe('sync', () => {
       assert.equal(fromModule.text, fromSource.text);
       assert.equal(fromModule.etag, fromSource.etag);
       assert.equal(fromModule.rateLimit?.limit, 100);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('the CLI: exit codes, the key only in the header, a one-line summary', async () => {
-    const siteDir = tempDir('sync-site');
-    site(siteDir);
-    const t = await startTestGateway({ SITE_DIR: siteDir });
-    try {
+  it('the CLI: exit codes, the key only in the header, a one-line summary', () =>
+    onOwnSite({}, async (t) => {
       const key = await register(t.url, 'cli@example.com');
       const out = join(tempDir('mirror'), 'tables');
       // asynchronous: the gateway answering the CLI runs in this process
@@ -226,8 +223,5 @@ describe('sync', () => {
       const bad = await cli(['--url', t.url, '--key', 'nope', '--out', out]);
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /sync failed, the previous mirror is as it was: 401/);
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 });

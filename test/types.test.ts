@@ -18,15 +18,7 @@ const checks: [
 
 describe('types derived from the schemas', () => {
   it('narrow a threshold by its value_type', () => {
-    const cell = {
-      value_type: 'numeric',
-      value: 0.1,
-      value_alt: null,
-      threshold_note: null,
-      decimals: 2,
-      partial: null,
-    };
-    const t: Threshold = cell as Threshold;
+    const t = JSON.parse('{"value_type":"numeric","value":0.1,"decimals":2}') as Threshold;
     const value: number | null = t.value_type === 'numeric' ? t.value : null;
     assert.equal(value, 0.1);
     assert.deepEqual(checks, [true, true, true, true, true, true]);
