@@ -3,6 +3,20 @@
 // no headers, no query string, and key-shaped text in a path is masked.
 export type LogFn = (fields: Record<string, unknown>) => void;
 
+/** What a request's line says; the server's request object carries these once it has answered. */
+export interface RequestLine {
+  method: string;
+  /** As received: only its path is logged, key-shaped text masked. */
+  url: string;
+  status: number;
+  /** Duration; rounded to hundredths by the logger. */
+  ms: number;
+  /** The account served, never its key. */
+  account: string | null;
+  /** When the request arrived (the clock's time, read once a request); the clock's now if left out. */
+  now?: number;
+}
+
 const KEY_SHAPED = /ggt_[A-Za-z0-9_-]*/g;
 export const safePath = (url: string) => {
   const q = url.indexOf('?');
@@ -191,7 +205,9 @@ export function createLogger(
    * rounded to hundredths and written as JSON.stringify would write that number. `now` is the
    * request's time, when the caller has it (one clock read a request).
    */
-  const request = (method: string, url: string, status: number, ms: number, account: string | null, now = clock()) => {
+  const request = (line: RequestLine) => {
+    const { method, url, status, ms, account } = line;
+    const now = line.now ?? clock();
     const part = methodAndPath(method, url);
     const hundredths = Math.round(ms * 100);
     if (

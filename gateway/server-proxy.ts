@@ -75,12 +75,11 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
   });
 
   return {
+    /** The body of `path` at the origin, under `headers`; `done` with the status sent. */
     forward(
       req: IncomingMessage,
       res: ServerResponse,
-      path: string,
-      headers: string[],
-      done: (status: number) => void,
+      { path, headers, done }: { path: string; headers: string[]; done: (status: number) => void },
     ) {
       const i = headers.indexOf('Content-Length');
       const p: Pending = {

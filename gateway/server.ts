@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { type App, createApp, type GatewayRequest, type GatewayResponse, INTERNAL_ERROR } from './app.ts';
 import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
-import { createLogger, type LogFn, safePath } from './log.ts';
+import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
 import {
   loadSiteFromDisk,
   loadSiteFromUpstream,
@@ -78,11 +78,17 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** The app's view of a node:http request; the peer address is read only when asked for. */
-class NodeRequest implements GatewayRequest {
+class NodeRequest implements GatewayRequest, RequestLine {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
   bodyRead = false;
+  /** For the log line, once answered (finish). */
+  status = 0;
+  ms = 0;
+  account: string | null = null;
+  /** performance.now() when it arrived: its duration's start. */
+  readonly started = performance.now();
   constructor(
     readonly raw: IncomingMessage,
     /** When the request arrived (the injected clock): decided on and logged with. */
@@ -147,23 +153,26 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   let closing = false;
   let drained: (() => void) | null = null;
 
-  const finish = (request: NodeRequest, status: number, account: string | null, started: number) => {
-    logger.request(request.method, request.url, status, performance.now() - started, account, request.now); // rounded by the logger
+  const finish = (request: NodeRequest, status: number, account: string | null) => {
+    request.status = status;
+    request.account = account;
+    request.ms = performance.now() - request.started;
+    logger.request(request);
     if (--inFlight === 0 && drained) drained();
   };
-  const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, started: number) => {
+  const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse) => {
     const req = request.raw;
     let headers = r.headers;
     // An unread or half-read body, or a server going down: close rather than keep alive.
     if (closing || (!req.complete && (request.bodyRead || request.method === 'POST')))
       headers = headers.concat('Connection', 'close');
     if (r.proxy !== null && proxy) {
-      proxy.forward(req, res, r.proxy, headers, (status) => finish(request, status, r.account, started));
+      proxy.forward(req, res, { path: r.proxy, headers, done: (status) => finish(request, status, r.account) });
       return;
     }
     res.writeHead(r.status, headers);
     res.end(r.body ?? undefined);
-    finish(request, r.status, r.account, started);
+    finish(request, r.status, r.account);
   };
   const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
     log({
@@ -175,7 +184,6 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     return INTERNAL_ERROR;
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const started = performance.now();
     inFlight++;
     const request = new NodeRequest(req, clock());
     let answer: GatewayResponse | Promise<GatewayResponse>;
@@ -186,10 +194,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }
     if (answer instanceof Promise) {
       answer.then(
-        (r) => send(request, res, r, started),
-        (err: unknown) => send(request, res, failed(request, err), started),
+        (r) => send(request, res, r),
+        (err: unknown) => send(request, res, failed(request, err)),
       );
-    } else send(request, res, answer, started);
+    } else send(request, res, answer);
   };
   const server = createServer(
     {
@@ -210,7 +218,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.end(rawErrorResponse(ERRORS.connectNotAllowed, 'Method Not Allowed'));
-    logger.request(req.method ?? 'CONNECT', req.url ?? '', 405, 0, null, clock());
+    logger.request({
+      method: req.method ?? 'CONNECT',
+      url: req.url ?? '',
+      status: 405,
+      ms: 0,
+      account: null,
+      now: clock(),
+    });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {

@@ -229,8 +229,8 @@ describe('the request line', () => {
         (chunk) => chunks.push(chunk.toString()),
         () => at,
       );
-      logger.request(method, url, status, ms, account);
-      logger.request(method, url, status, ms, account); // the second from the kept part
+      logger.request({ method, url, status, ms, account });
+      logger.request({ method, url, status, ms, account }); // the second from the kept part
       logger.flush();
       const expected = JSON.stringify({
         time: new Date(at).toISOString(),
@@ -247,7 +247,8 @@ describe('the request line', () => {
     const times = [at, at + 1, at + 1, at + 86_400_000 + 7, Date.UTC(10000, 0, 1), at, -1];
     const chunks: string[] = [];
     const logger = createLogger((chunk) => chunks.push(chunk.toString()));
-    for (const t of times) logger.request('GET', '/api/grains', 200, 0.5, '3', t);
+    for (const t of times)
+      logger.request({ method: 'GET', url: '/api/grains', status: 200, ms: 0.5, account: '3', now: t });
     logger.flush();
     const expected = times.map(
       (t) =>
@@ -276,7 +277,8 @@ describe('the request log with a slow reader', () => {
       },
       onDrain: (r) => (resume = r),
     });
-    const line = (i: number) => logger.request('GET', `/api/grains/CWRS?n=${i}`, 200, 0.1, '1');
+    const line = (i: number) =>
+      logger.request({ method: 'GET', url: `/api/grains/CWRS?n=${i}`, status: 200, ms: 0.1, account: '1' });
     for (let i = 0; i < 1_000; i++) line(i); // the first 64 KiB go out; the output answers "backed up"
     assert.equal(chunks.length, 1);
     for (let i = 1_000; i < 100_000; i++) line(i); // ~11 MB of lines while nothing can be written
