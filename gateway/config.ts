@@ -23,6 +23,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
   shutdownGraceMs: number;
+  /** Which requests get an access log line: all, errors (status 400 and above) or off (issue 20). */
+  accessLog: 'all' | 'errors' | 'off';
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +49,13 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(' or ')}`);
   return raw;
+}
+
+function oneOf<const T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, not "${raw}"`);
+  return raw as T;
 }
 
 function prefix(raw: string | undefined): string {
@@ -88,5 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxHeaderBytes: 16 * 1024,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),
   });
 }

@@ -149,6 +149,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     : null;
   const app = createApp({ config, site, store, clock });
 
+  // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
+  const logAll = config.accessLog === 'all';
+  const logErrors = config.accessLog === 'errors';
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -157,7 +160,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     request.status = status;
     request.account = account;
     request.ms = performance.now() - request.started;
-    logger.request(request);
+    if (logAll || (logErrors && status >= 400)) logger.request(request);
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse) => {
@@ -218,14 +221,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.end(rawErrorResponse(ERRORS.connectNotAllowed, 'Method Not Allowed'));
-    logger.request({
-      method: req.method ?? 'CONNECT',
-      url: req.url ?? '',
-      status: 405,
-      ms: 0,
-      account: null,
-      now: clock(),
-    });
+    if (logAll || logErrors)
+      logger.request({
+        method: req.method ?? 'CONNECT',
+        url: req.url ?? '',
+        status: 405,
+        ms: 0,
+        account: null,
+        now: clock(),
+      });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {

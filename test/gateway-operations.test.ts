@@ -29,6 +29,7 @@ describe('configuration', () => {
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
     [{ HOST: 'a b' }, /^HOST must be an address/],
+    [{ ACCESS_LOG: 'some' }, /^ACCESS_LOG must be one of all, errors, off, not "some"$/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
@@ -475,4 +476,33 @@ describe('operators', () => {
       await t.close();
     }
   });
+
+  const levels: [level: string, statuses: number[]][] = [
+    ['errors', [401, 404]],
+    ['off', []],
+  ];
+  for (const [level, statuses] of levels) {
+    it(`ACCESS_LOG=${level} logs ${statuses.length ? 'only the answers of status 400 and above' : 'no request'}, and every event`, async () => {
+      const t = await startTestGateway({ ACCESS_LOG: level });
+      try {
+        const key = await register(t.url, `log-${level}@example.com`);
+        assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+        assert.equal((await get(t.url, '/api/grains')).status, 401);
+        assert.equal((await get(t.url, '/nothing')).status, 404);
+        await t.close();
+        const lines = t.logs
+          .join('')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        assert.deepEqual(
+          lines.filter((l) => l.method).map((l) => l.status),
+          statuses,
+        );
+        assert.ok(lines.some((l) => l.event === 'listening') && lines.some((l) => l.event === 'stopped'));
+      } finally {
+        await t.close();
+      }
+    });
+  }
 });
