@@ -15,7 +15,16 @@ import { openSqliteStore } from '../gateway/store/sqlite.ts';
 import { DB_FILE } from '../gateway/store/sqlite-schema.ts';
 import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
-import { get, realSiteDir, register, request, root, spawnGateway, startTestGateway } from './helpers/gateway.ts';
+import {
+  get,
+  realSiteDir,
+  register,
+  request,
+  root,
+  spawnGateway,
+  startTestGateway,
+  type TestGateway,
+} from './helpers/gateway.ts';
 
 describe('configuration', () => {
   const bad: [Record<string, string>, RegExp][] = [
@@ -448,6 +457,15 @@ describe('operators', () => {
     }
   });
 
+  /** A gateway's log, one parsed object a line. */
+  // biome-ignore lint/suspicious/noExplicitAny: log lines are read as whatever fields they carry
+  const logLines = (t: TestGateway): any[] =>
+    t.logs
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+
   it('logs one line per request: method, path, status, duration, account', async () => {
     const t = await startTestGateway();
     try {
@@ -455,12 +473,7 @@ describe('operators', () => {
       await get(t.url, '/api/changelog?limit=2', key);
       await get(t.url, '/api/grains');
       await t.close();
-      const lines = t.logs
-        .join('')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l));
-      const requests = lines.filter((l) => l.method);
+      const requests = logLines(t).filter((l) => l.method);
       assert.deepEqual(
         requests.map((l) => [l.method, l.path, l.status]),
         [
@@ -490,11 +503,7 @@ describe('operators', () => {
         assert.equal((await get(t.url, '/api/grains')).status, 401);
         assert.equal((await get(t.url, '/nothing')).status, 404);
         await t.close();
-        const lines = t.logs
-          .join('')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l));
+        const lines = logLines(t);
         assert.deepEqual(
           lines.filter((l) => l.method).map((l) => l.status),
           statuses,
