@@ -12,6 +12,7 @@ export function siteFromDataset(dataset: Dataset): EmittedSite {
   return emitSite(compileBodies(dataset), {
     schema_version: SCHEMA_VERSION,
     dataset_version: latest?.id ?? 'unreleased',
+    ...(latest ? { dataset_updated_at: latest.created_at } : {}),
     grain_ids: dataset.grains.map((g) => g.grain_id),
     // The many changelog pages take a fast quality at nearly the same size; the few large bodies
     // clients sync get the smallest form (docs/performance.md: the measurements behind the code).

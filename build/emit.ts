@@ -40,6 +40,8 @@ function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer
 
 export interface EmitOptions {
   dataset_version: string;
+  /** When the newest changelog entry was made (its created_at): the site's age (GET /metrics). */
+  dataset_updated_at?: string;
   grain_ids: string[];
   schema_version: string;
   /** Brotli quality for the body of a route (11 is smallest and ~75× slower than 7 on small JSON). */
@@ -78,6 +80,7 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
   const content = {
     schema_version: meta.schema_version,
     dataset_version: meta.dataset_version,
+    ...(meta.dataset_updated_at ? { dataset_updated_at: meta.dataset_updated_at } : {}),
     grain_ids: meta.grain_ids,
     routes,
     bodies: sortedBodies,

@@ -36,6 +36,8 @@ export interface Manifest {
   build_id: string;
   schema_version: string;
   dataset_version: string;
+  /** The newest changelog entry's created_at (ISO 8601); absent in builds made before it was kept. */
+  dataset_updated_at?: string;
   grain_ids: string[];
   /** Canonical route key → body hash (a key of `bodies`). */
   routes: Record<string, string>;

@@ -4,6 +4,7 @@
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
+import type { Metrics } from './metrics.ts';
 import { chooseVariant, matchFails, noneMatch } from './negotiate.ts';
 import { type Decision, rateLimitHeaders, retryHeaders } from './rate-limit.ts';
 import { createRegistration } from './registration.ts';
@@ -27,6 +28,8 @@ export interface AppOptions {
   site: SiteHolder;
   store: Store;
   clock: () => number;
+  /** GET /metrics, when METRICS_TOKEN is set. */
+  metrics?: Metrics | null;
 }
 
 export const INTERNAL_ERROR = errorResponse(ERRORS.internal);
@@ -129,6 +132,28 @@ export function createApp(opts: AppOptions) {
     return then(x, store.requests.hit(account.keyId, x.now), counted); // a key's quota is its own
   }
 
+  /**
+   * GET /metrics: without METRICS_TOKEN configured and sent as a bearer token, an unknown path
+   * (issue 20); never counted against a key.
+   */
+  function metricsPage(req: GatewayRequest, head: boolean): Answer {
+    const { metrics } = opts;
+    if (!metrics?.allows(req.headers.authorization)) return errorResponse(ERRORS.notFound, head);
+    if (req.method !== 'GET' && !head) return errorResponse(ERRORS.notAllowedGet);
+    return metrics.render().then((text) => {
+      const body = Buffer.from(text);
+      const headers = [
+        'Content-Type',
+        metrics.contentType,
+        'Content-Length',
+        String(body.length),
+        'Cache-Control',
+        'no-store',
+      ];
+      return response(200, headers, head ? null : body);
+    });
+  }
+
   /** DELETE /api/keys/current: the key sent is revoked (204), and is refused from then on. */
   function revoke(req: GatewayRequest, now: number): Answer {
     const raw = req.headers['x-api-key'];
@@ -155,6 +180,8 @@ export function createApp(opts: AppOptions) {
           return errorResponse(r.error, head);
         case 'health':
           return health(site, head);
+        case 'metrics':
+          return metricsPage(req, head);
         case 'public': {
           const doc = site.routes.get(r.key);
           if (!doc) return errorResponse(ERRORS.notFound, head);

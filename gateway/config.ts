@@ -25,6 +25,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Which requests get an access log line: all, errors (status 400 and above) or off (issue 20). */
   accessLog: 'all' | 'errors' | 'off';
+  /** The bearer token GET /metrics requires; null: no metrics are kept and the path is unknown. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +58,14 @@ function oneOf<const T extends string>(env: NodeJS.ProcessEnv, name: string, val
   if (raw === undefined || raw === '') return fallback;
   if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, not "${raw}"`);
   return raw as T;
+}
+
+function token(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  // not echoed: it is a secret
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw))
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters (no spaces)');
+  return raw;
 }
 
 function prefix(raw: string | undefined): string {
@@ -98,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     maxHeaderBytes: 16 * 1024,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),
+    metricsToken: token(env.METRICS_TOKEN),
   });
 }

@@ -8,6 +8,11 @@ export interface WindowState {
   count: number;
   /** When the window last counted a request (a key's last use, saved with the checkpoint). */
   last: number;
+  /**
+   * Requests counted since the store last saved the subject's usage (a key's running total, issue
+   * 20): carried from one hour's window to the next, so a total never loses a request.
+   */
+  unsaved: number;
 }
 
 export interface Decision {
@@ -40,7 +45,9 @@ export function decide(
       state: open,
       decision: { allowed: true, limit, used, resetAt: open ? open.start + WINDOW_MS : now + WINDOW_MS },
     };
-  const next = open ? { start: open.start, count: used + 1, last: now } : { start: now, count: 1, last: now };
+  const next = open
+    ? { start: open.start, count: used + 1, last: now, unsaved: open.unsaved }
+    : { start: now, count: 1, last: now, unsaved: 0 };
   return { state: next, decision: { allowed: true, limit, used: next.count, resetAt: next.start + WINDOW_MS } };
 }
 
@@ -142,8 +149,10 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
         held.start = state!.start;
         held.count = state!.count;
         held.last = now;
+        held.unsaved++;
       } else {
         // re-insert: Map order is then oldest-first for eviction
+        state!.unsaved = (held?.unsaved ?? 0) + 1;
         if (held) windows.delete(subject);
         windows.set(subject, state!);
         if (windows.size > max) windows.delete(windows.keys().next().value!);
@@ -154,10 +163,39 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
   return {
     hit: (subject: string, now: number) => apply(subject, now, true),
     peek: (subject: string, now: number) => apply(subject, now, false),
-    /** Drops the windows whose hour is over and gives the others (for saving). */
+    /**
+     * Drops the windows whose hour is over and gives the others (for saving). One with usage not
+     * yet settled is kept until it is, but not given.
+     */
     live(now: number): Map<string, WindowState> {
-      for (const [k, w] of windows) if (now >= w.start + WINDOW_MS) windows.delete(k);
-      return windows;
+      let unsettled = false;
+      for (const [k, w] of windows) {
+        if (now < w.start + WINDOW_MS) continue;
+        if (w.unsaved === 0) windows.delete(k);
+        else unsettled = true;
+      }
+      if (!unsettled) return windows;
+      return new Map([...windows].filter(([, w]) => now < w.start + WINDOW_MS));
+    },
+    /**
+     * Each subject with requests counted since the last call, with their number and its last use;
+     * `settle` then marks them saved (call it only once they are). A window whose hour is over is
+     * kept until its requests are settled.
+     */
+    unsaved(): { rows: [subject: string, requests: number, last: number][]; settle(): void } {
+      const taken: WindowState[] = [];
+      const rows: [string, number, number][] = [];
+      for (const [k, w] of windows) {
+        if (w.unsaved === 0) continue;
+        taken.push(w);
+        rows.push([k, w.unsaved, w.last]);
+      }
+      return {
+        rows,
+        settle: () => {
+          for (let i = 0; i < taken.length; i++) taken[i]!.unsaved -= rows[i]![1];
+        },
+      };
     },
     /** Whether anything was counted since the last call. */
     takeChanged(): boolean {
@@ -167,7 +205,7 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
     },
     restore(rows: Iterable<SavedWindow>, now: number) {
       for (const [k, start, count, last = start] of rows) {
-        if (now < start + WINDOW_MS) windows.set(k, { start, count, last });
+        if (now < start + WINDOW_MS) windows.set(k, { start, count, last, unsaved: 0 });
       }
       while (windows.size > max) windows.delete(windows.keys().next().value!);
     },

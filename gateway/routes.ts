@@ -4,11 +4,11 @@ import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../b
 import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource, Site } from './site.ts';
 
-export type Endpoint = 'register' | 'revoke' | 'health' | 'public' | 'data';
+export type Endpoint = 'register' | 'revoke' | 'health' | 'metrics' | 'public' | 'data';
 
 export type Routed =
   | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: 'register' | 'revoke' | 'health' }
+  | { endpoint: 'register' | 'revoke' | 'health' | 'metrics' }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
   | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
@@ -113,6 +113,9 @@ export function route(method: string, target: string, site: Site): Routed {
   // decisions.md §2: a key revokes itself
   if (path === '/api/keys/current')
     return method === 'DELETE' ? { endpoint: 'revoke' } : { endpoint: null, error: ERRORS.notAllowedDelete };
+
+  // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
+  if (path === '/metrics') return { endpoint: 'metrics' };
 
   let routed: Routed;
   if (path === '/health') routed = { endpoint: 'health' };

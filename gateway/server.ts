@@ -9,6 +9,7 @@ import { type App, createApp, type GatewayRequest, type GatewayResponse, INTERNA
 import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
+import { createMetrics } from './metrics.ts';
 import {
   loadSiteFromDisk,
   loadSiteFromUpstream,
@@ -17,7 +18,7 @@ import {
   type SiteHolder,
   watchSite,
 } from './site.ts';
-import { openSqliteStore } from './store/sqlite.ts';
+import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 
 export interface GatewayOptions {
@@ -116,21 +117,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
   );
   const log = logger.log;
-  const limits = {
-    rateLimitPerHour: config.rateLimitPerHour,
-    registerLimitPerHour: config.registerLimitPerHour,
-    clock,
-  };
-  const store =
-    opts.store ??
-    (config.redisUrl
-      ? (await import('./store/redis.ts')).openRedisStore({
-          url: config.redisUrl,
-          prefix: config.redisPrefix,
-          log,
-          ...limits,
-        })
-      : openSqliteStore({ stateDir: config.stateDir, log, ...limits }));
+  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path (issue 20)
+  const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
+  const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
   const upstream = config.upstreamUrl;
   const site = watchSite({
     initial: upstream
@@ -147,7 +136,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const proxy = upstream
     ? (await import('./server-proxy.ts')).createUpstreamProxy(upstream, config.upstreamTimeoutMs)
     : null;
-  const app = createApp({ config, site, store, clock });
+  metrics?.watch(store, site);
+  const app = createApp({ config, site, store, clock, metrics });
 
   // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
   const logAll = config.accessLog === 'all';
@@ -160,6 +150,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     request.status = status;
     request.account = account;
     request.ms = performance.now() - request.started;
+    metrics?.request(request.url, status, request.ms / 1000);
     if (logAll || (logErrors && status >= 400)) logger.request(request);
     if (--inFlight === 0 && drained) drained();
   };

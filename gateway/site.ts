@@ -35,6 +35,8 @@ export interface Resource {
 export interface Site {
   buildId: string;
   datasetVersion: string;
+  /** Epoch ms of the newest changelog entry, or null (a build from before it was kept). */
+  datasetUpdatedAt: number | null;
   /** Upper-case id → canonical id, for case-insensitive matching. */
   grainIds: Map<string, string>;
   routes: Map<string, Resource>;
@@ -117,6 +119,9 @@ export async function siteFromManifest(
   return {
     buildId: manifest.build_id,
     datasetVersion: manifest.dataset_version,
+    datasetUpdatedAt: Number.isFinite(Date.parse(manifest.dataset_updated_at ?? ''))
+      ? Date.parse(manifest.dataset_updated_at!)
+      : null,
     grainIds: new Map(manifest.grain_ids.map((id) => [id.toUpperCase(), id])),
     routes,
   };

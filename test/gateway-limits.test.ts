@@ -21,7 +21,7 @@ describe('window arithmetic', () => {
     { name: 'a peek opens nothing', now: t0, count: false, allowed: true, used: 0, resetAt: t0 + WINDOW_MS },
     {
       name: 'counts inside the window',
-      state: { start: t0, count: 4, last: t0 },
+      state: { start: t0, count: 4, last: t0, unsaved: 0 },
       now: t0 + 10,
       count: true,
       allowed: true,
@@ -30,7 +30,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'refuses at the limit without counting',
-      state: { start: t0, count: 5, last: t0 },
+      state: { start: t0, count: 5, last: t0, unsaved: 0 },
       now: t0 + 10,
       count: true,
       allowed: false,
@@ -39,7 +39,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'the last millisecond is still the old window',
-      state: { start: t0, count: 5, last: t0 },
+      state: { start: t0, count: 5, last: t0, unsaved: 0 },
       now: t0 + WINDOW_MS - 1,
       count: true,
       allowed: false,
@@ -48,7 +48,7 @@ describe('window arithmetic', () => {
     },
     {
       name: 'a new window at the reset',
-      state: { start: t0, count: 5, last: t0 },
+      state: { start: t0, count: 5, last: t0, unsaved: 0 },
       now: t0 + WINDOW_MS,
       count: true,
       allowed: true,

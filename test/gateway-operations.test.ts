@@ -331,12 +331,12 @@ describe('window snapshots', () => {
   ];
   for (const [name, rows] of cases) {
     it(`round-trips ${name}`, () => {
-      const map = new Map(rows.map(([k, start, count, last]) => [k, { start, count, last }]));
+      const map = new Map(rows.map(([k, start, count, last]) => [k, { start, count, last, unsaved: 0 }]));
       assert.deepEqual(decodeWindows(encodeWindows(map)), rows);
     });
   }
   it('refuses a snapshot of another version or cut short', () => {
-    const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3, last: 1795348800500 }]]));
+    const whole = encodeWindows(new Map([['42', { start: 1795348800000, count: 3, last: 1795348800500, unsaved: 0 }]]));
     assert.throws(() => decodeWindows(Buffer.from([3])), /not a version 1 or 2 window snapshot/);
     assert.throws(() => decodeWindows(Buffer.alloc(0)), /not a version 1 or 2 window snapshot/);
     for (let cut = 2; cut < whole.length; cut++)
@@ -412,7 +412,7 @@ describe('operators', () => {
       assert.equal(list.status, 0, list.stderr);
       assert.match(
         list.stdout,
-        /^1\tops@example\.com\tcreated 2026-11-22T12:00:00\.000Z\t2 live key\(s\) of 2\n1 account\(s\)\n$/,
+        /^1\tops@example\.com\tcreated 2026-11-22T12:00:00\.000Z\t2 live key\(s\) of 2\t1 request\(s\)\tlast used 2026-11-22T12:00:00\.000Z\n1 account\(s\)\n$/,
       );
       const show = cli('show', 'OPS@example.com');
       assert.equal(show.status, 0, show.stderr);
@@ -420,9 +420,9 @@ describe('operators', () => {
       assert.equal(lines.length, 3);
       assert.match(
         lines[1]!,
-        /^ {2}key 1\tcreated 2026-11-22T12:00:00\.000Z\tlast used 2026-11-22T12:00:00\.000Z\tlive$/,
+        /^ {2}key 1\tcreated 2026-11-22T12:00:00\.000Z\tlast used 2026-11-22T12:00:00\.000Z\t1 request\(s\)\tlive$/,
       );
-      assert.match(lines[2]!, /^ {2}key 2\tcreated 2026-11-22T12:00:00\.000Z\tlast used -\tlive$/);
+      assert.match(lines[2]!, /^ {2}key 2\tcreated 2026-11-22T12:00:00\.000Z\tlast used -\t0 request\(s\)\tlive$/);
       for (const out of [list.stdout, show.stdout]) assert.ok(!out.includes(key) && !out.includes(other));
       assert.equal(cli('show', 'nobody@example.com').status, 1);
       assert.equal(cli('revoke', 'ops@example.com', '9').status, 1, 'a key the account does not have');

@@ -121,7 +121,7 @@ describe('stores written before keys had ids of their own are migrated at start'
     insert.run(7, 'old@example.com', digestBytes(hashKey(live)), now - 9_000, now - 9_000, null);
     insert.run(9, 'gone@example.com', null, now - 9_000, now - 9_000, now - 5_000);
     // account 7 used 2 of its hour (a version 1 snapshot: subject, start, count)
-    const v1 = encodeWindows(new Map([['7', { start: now - 1_000, count: 2, last: 0 }]]));
+    const v1 = encodeWindows(new Map([['7', { start: now - 1_000, count: 2, last: 0, unsaved: 0 }]]));
     const legacy = Buffer.concat([Buffer.from([1]), stripLast(v1.subarray(1))]);
     db.prepare('INSERT INTO window_snapshots VALUES (?, ?, ?)').run('requests', now, legacy);
     db.close();

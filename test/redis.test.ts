@@ -140,8 +140,12 @@ describe('redis store', { skip }, () => {
       assert.equal(show.status, 0, show.stderr);
       const keyLines = show.stdout.trim().split('\n').slice(1);
       assert.equal(keyLines.length, 2);
-      assert.match(keyLines[0]!, /^ {2}key \d+\tcreated .*\tlast used 20\d\d-.*\tlive$/, 'used: its last use is kept');
-      assert.match(keyLines[1]!, /\tlast used -\tlive$/);
+      assert.match(
+        keyLines[0]!,
+        /^ {2}key \d+\tcreated .*\tlast used 20\d\d-.*\t3 request\(s\)\tlive$/,
+        'used: its last use is kept',
+      );
+      assert.match(keyLines[1]!, /\tlast used -\t0 request\(s\)\tlive$/);
       const first = /key (\d+)/.exec(keyLines[0]!)![1]!;
       const revoke = cli('revoke', 'ops-redis@example.com', first);
       assert.equal(revoke.stdout, 'revoked 1 live key(s) of ops-redis@example.com\n', revoke.stderr);

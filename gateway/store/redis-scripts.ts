@@ -3,12 +3,13 @@
 //   p email:<email> → account id        p account:<id> → {email, created_at}    p accounts (zset)
 //   p key:<sha256 hex> → "<account id>\t<key id>\t<email>" (live keys only)
 //   p keys:<account id> → {key id: sha256 hex} (its live keys); p account-keys:<id>: every key id
-//   p keyinfo:<key id> → {account, hash, created_at, revoked_at, last_used}
+//   p keyinfo:<key id> → {account, hash, created_at, revoked_at, last_used, requests}
+//   p live-keys → how many keys are live (made by LIVE_KEYS_SCRIPT, kept by the others once made)
 //   p window:<kind>:<subject> → {start, count, last}: a key's hour (req) or an address's (reg)
 //   p seq, p seq:key: the account and key sequences; p revoked: revocations announced (key hash)
 
-// KEYS: window, the subject's info hash (touched when ARGV[5] is 1). ARGV: now, limit, window ms,
-// count (1) or peek (0), touch. Returns {allowed, used, resetAt}. `now` is the gateway's clock;
+// KEYS: window, the subject's info hash (its last use and request total, kept when ARGV[5] is 1).
+// ARGV: now, limit, window ms, count (1) or peek (0), touch. Returns {allowed, used, resetAt}. `now` is the gateway's clock;
 // the window's expiry is relative (PEXPIRE: its length and a minute, on Redis's own clock), so it
 // does not depend on the gateway and Redis hosts agreeing on the time (an absolute PEXPIREAT from a
 // clock behind Redis's deleted the window as it was written, and every request opened a new one).
@@ -27,8 +28,27 @@ if not start then
 else
   used = redis.call('HINCRBY', KEYS[1], 'count', 1)
 end
-if ARGV[5] == '1' then redis.call('HSET', KEYS[2], 'last_used', now) end
+if ARGV[5] == '1' then
+  redis.call('HSET', KEYS[2], 'last_used', now)
+  redis.call('HINCRBY', KEYS[2], 'requests', 1)
+end
 return {1, used, start + win}`;
+
+// The live-key count is made once from the accounts' key lists, then kept by every script that
+// issues or revokes (only once it exists, so it is never made from a partial count).
+const LIVE_DELTA = (p: string, delta: string) =>
+  `if redis.call('EXISTS', ${p} .. 'live-keys') == 1 then redis.call('INCRBY', ${p} .. 'live-keys', ${delta}) end`;
+
+// KEYS: the count, accounts zset. ARGV: prefix. Returns how many keys are live.
+export const LIVE_KEYS_SCRIPT = `
+local n = redis.call('GET', KEYS[1])
+if n then return tonumber(n) end
+local total = 0
+for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  total = total + redis.call('HLEN', ARGV[1] .. 'keys:' .. id)
+end
+redis.call('SET', KEYS[1], total)
+return total`;
 
 // KEYS: email → id, account sequence, accounts zset, key sequence. ARGV: email, new key hash, now,
 // prefix, live keys allowed, hash of a presented key ('' if none). Issues a key to the account
@@ -63,6 +83,8 @@ if old then
   redis.call('HDEL', keys, old)
   redis.call('HSET', p .. 'keyinfo:' .. old, 'revoked_at', ARGV[3])
   redis.call('PUBLISH', p .. 'revoked', ARGV[6])
+else
+  ${LIVE_DELTA('p', '1')}
 end
 return {id, keyId}`;
 
@@ -75,6 +97,7 @@ redis.call('DEL', KEYS[1])
 redis.call('HDEL', ARGV[2] .. 'keys:' .. acct, kid)
 redis.call('HSET', ARGV[2] .. 'keyinfo:' .. kid, 'revoked_at', ARGV[1])
 redis.call('PUBLISH', ARGV[2] .. 'revoked', ARGV[3])
+${LIVE_DELTA('ARGV[2]', '-1')}
 return 1`;
 
 // KEYS: email → id. ARGV: now, prefix, key id ('' for all the account's keys). Returns how many
@@ -95,6 +118,7 @@ for i = 1, #all, 2 do
     n = n + 1
   end
 end
+${LIVE_DELTA('ARGV[2]', '-n')}
 return n`;
 
 // KEYS: accounts zset, account sequence, key sequence. ARGV: prefix. Before keys had their own
@@ -118,6 +142,7 @@ for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
     moved = moved + 1
   end
 end
+if moved > 0 then redis.call('DEL', p .. 'live-keys') end
 local top = tonumber(redis.call('GET', KEYS[2]) or '0')
 if top > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], top) end
 return moved`;

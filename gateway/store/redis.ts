@@ -16,7 +16,9 @@ import {
   MAX_LIVE_KEYS,
   type Registered,
   type Store,
+  type StoreObserver,
   StoreUnavailableError,
+  timed,
 } from './types.ts';
 
 export interface RedisStoreOptions {
@@ -31,6 +33,8 @@ export interface RedisStoreOptions {
   /** During an outage, keys verified this recently keep working. */
   outageGraceMs?: number;
   commandTimeoutMs?: number;
+  /** Told of each command's duration and failure (GET /metrics). */
+  observe?: StoreObserver;
 }
 
 const unavailable = (err: unknown) => new StoreUnavailableError(err instanceof Error ? err.message : String(err));
@@ -57,6 +61,7 @@ export function redisAccountQueries(
             created_at: Number(k.created_at),
             last_used_at: num(k.last_used),
             revoked_at: num(k.revoked_at),
+            requests: Number(k.requests ?? 0),
           };
         }),
     );
@@ -159,14 +164,8 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
           // a key's window also records its last use (the operators' list), in the same step
           const info = kind === 'req' ? `${prefix}keyinfo:${subject}` : key;
           const touch = kind === 'req' && count ? '1' : '0';
-          const [allowed, used, resetAt] = await client.window(
-            key,
-            info,
-            now,
-            limit,
-            WINDOW_MS,
-            count ? '1' : '0',
-            touch,
+          const [allowed, used, resetAt] = await timed(opts.observe, 'count', () =>
+            client.window(key, info, now, limit, WINDOW_MS, count ? '1' : '0', touch),
           );
           if (used > 0) lastKnown.set(key, { start: resetAt - WINDOW_MS, count: used });
           return { allowed: allowed === 1, limit, used, resetAt };
@@ -211,7 +210,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       let value: string | null;
       try {
         if (!up) throw new Error('redis is not connected');
-        value = await client.get(`${prefix}key:${hex}`);
+        value = await timed(opts.observe, 'find_key', () => client.get(`${prefix}key:${hex}`));
       } catch (err) {
         if (cached && now - cached.at < grace) return cached.account;
         throw unavailable(err);
@@ -233,17 +232,19 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     register: guarded(
       async (email: string, digest: string, now: number, rotate: string | null): Promise<Registered> => {
         if (!up) throw new Error('redis is not connected');
-        const [id, keyId] = await client.registerKey(
-          `${prefix}email:${email}`,
-          `${prefix}seq`,
-          `${prefix}accounts`,
-          `${prefix}seq:key`,
-          email,
-          digestHex(digest),
-          now,
-          prefix,
-          MAX_LIVE_KEYS,
-          rotate === null ? '' : digestHex(rotate),
+        const [id, keyId] = await timed(opts.observe, 'register', () =>
+          client.registerKey(
+            `${prefix}email:${email}`,
+            `${prefix}seq`,
+            `${prefix}accounts`,
+            `${prefix}seq:key`,
+            email,
+            digestHex(digest),
+            now,
+            prefix,
+            MAX_LIVE_KEYS,
+            rotate === null ? '' : digestHex(rotate),
+          ),
         );
         if (keyId === '') return 'too_many_keys';
         return { id: String(id), email, keyId: String(keyId) };
@@ -252,8 +253,14 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     revokeKey: guarded(async (digest: string, now: number) => {
       if (!up) throw new Error('redis is not connected');
       const hex = digestHex(digest);
-      return (await client.revokeKey(`${prefix}key:${hex}`, now, prefix, hex)) === 1;
+      const revoked = await timed(opts.observe, 'revoke', () =>
+        client.revokeKey(`${prefix}key:${hex}`, now, prefix, hex),
+      );
+      return revoked === 1;
     }),
+    liveKeys: guarded(() =>
+      timed(opts.observe, 'live_keys', () => client.liveKeys(`${prefix}live-keys`, `${prefix}accounts`, prefix)),
+    ),
     requests: limiter('req', opts.rateLimitPerHour, true),
     registrations: limiter('reg', opts.registerLimitPerHour, false),
     list: guarded(queries.list),

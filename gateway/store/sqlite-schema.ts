@@ -25,7 +25,8 @@ export function openDatabase(stateDir: string): Database.Database {
       key_hash BLOB NOT NULL UNIQUE,
       created_at INTEGER NOT NULL,
       last_used_at INTEGER,
-      revoked_at INTEGER
+      revoked_at INTEGER,
+      request_count INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX IF NOT EXISTS api_keys_by_account ON api_keys (account_id);
     CREATE TABLE IF NOT EXISTS window_snapshots (
@@ -35,7 +36,15 @@ export function openDatabase(stateDir: string): Database.Database {
     );
   `);
   migrateOneKeyPerAccount(db);
+  addRequestCount(db);
   return db;
+}
+
+/** A file from before keys' usage was kept (issue 20) gains the column; its keys start at 0. */
+function addRequestCount(db: Database.Database) {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(api_keys)').all();
+  if (!columns.some((c) => c.name === 'request_count'))
+    db.exec('ALTER TABLE api_keys ADD COLUMN request_count INTEGER NOT NULL DEFAULT 0');
 }
 
 /**
@@ -69,7 +78,7 @@ export function accountQueries(db: Database.Database): AccountQueries {
     'SELECT CAST(id AS TEXT) AS id, email, created_at FROM accounts WHERE email = ?',
   );
   const keysOf = db.prepare<[string], KeyRow>(
-    `SELECT CAST(id AS TEXT) AS id, created_at, last_used_at, revoked_at FROM api_keys
+    `SELECT CAST(id AS TEXT) AS id, created_at, last_used_at, revoked_at, request_count AS requests FROM api_keys
      WHERE account_id = CAST(? AS INTEGER) ORDER BY id`,
   );
   const revokeOne = db.prepare<[number, string, string]>(

@@ -7,7 +7,7 @@ import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
-import { type Account, MAX_LIVE_KEYS, type Registered, type Store } from './types.ts';
+import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
 export interface SqliteStoreOptions {
@@ -25,6 +25,8 @@ export interface SqliteStoreOptions {
   log?: (event: Record<string, unknown>) => void;
   /** How often another process's writes (the accounts CLI) are looked for; bounds revocation delay. */
   externalWritePollMs?: number;
+  /** Told of each query and checkpoint (GET /metrics). */
+  observe?: StoreObserver;
 }
 
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
@@ -56,9 +58,10 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       'UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL RETURNING id',
     )
     .pluck();
-  const touch = db.prepare<[number, number, number]>(
-    'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+  const addUsage = db.prepare<[number, number, number]>(
+    'UPDATE api_keys SET request_count = request_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
   );
+  const countLive = db.prepare<[], number>('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL').pluck();
   /** decisions.md §2: new key, rotation, and the bound, in one transaction (a 201 is durable). */
   const issue = db.transaction((email: string, digest: Buffer, now: number, rotate: Buffer | null) => {
     const id = accountOf.get(email) ?? createAccount.get(email, now)!;
@@ -94,17 +97,18 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   }
 
   // Each kind's windows are saved as one snapshot when something was counted, every few seconds
-  // and at shutdown.
-  // A key's last use is written with the checkpoint, not per request (windows record it).
-  let savedAt = Number.NEGATIVE_INFINITY;
-  const save = db.transaction((force: boolean) => {
+  // and at shutdown. A key's usage (its request total and last use, issue 20) is written in the
+  // same transaction, not per request: the windows count it, and it is marked saved once committed.
+  const saveAll = db.transaction((force: boolean) => {
     const now = opts.clock();
+    const usage = requests.unsaved();
+    for (const [keyId, n, last] of usage.rows) addUsage.run(n, last, Number(keyId));
     for (const [kind, limiter] of limiters) {
       if (limiter.takeChanged() || force) writeSnapshot.run(kind, now, encodeWindows(limiter.live(now)));
     }
-    for (const [keyId, w] of requests.live(now)) if (w.last > savedAt) touch.run(w.last, Number(keyId), w.last);
-    savedAt = now;
+    return usage;
   });
+  const save = (force: boolean) => timed(opts.observe, 'checkpoint', () => saveAll(force)).settle();
   let lastSaveFailed = false;
   const checkpoint = setInterval(() => {
     try {
@@ -150,21 +154,23 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     findByKey(key): Account | null {
       const digest = hashKey(key);
       if (!issued.mightHold(digest)) return null;
-      const row = find.get(digestBytes(digest));
+      const row = timed(opts.observe, 'find_key', () => find.get(digestBytes(digest)));
       if (!row) return null;
       const account = { id: String(row.id), email: row.email, keyId: String(row.keyId) };
       verified.set(key, account);
       return account;
     },
     register(email, digest, now, rotate): Registered {
-      const r = issue(email, digestBytes(digest), now, rotate === null ? null : digestBytes(rotate));
+      const r = timed(opts.observe, 'register', () =>
+        issue(email, digestBytes(digest), now, rotate === null ? null : digestBytes(rotate)),
+      );
       if (r.keyId === null) return 'too_many_keys';
       issued.add(digest);
       if (r.rotated !== undefined) verified.dropKey(String(r.rotated));
       return { id: String(r.id), email, keyId: String(r.keyId) };
     },
     revokeKey(digest, now) {
-      const keyId = revokeByHash.get(now, digestBytes(digest));
+      const keyId = timed(opts.observe, 'revoke', () => revokeByHash.get(now, digestBytes(digest)));
       if (keyId === undefined) return false;
       verified.dropKey(String(keyId));
       return true;
@@ -172,6 +178,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     requests,
     registrations,
     ...queries,
+    liveKeys: () => timed(opts.observe, 'live_keys', () => countLive.get()!),
     health: () => 'ok',
     async close() {
       if (closed) return;

@@ -1,5 +1,6 @@
 // What the gateway needs of a store, the same for SQLite and Redis: the gateway does not know
 // which one it has. Methods may answer at once or through a promise.
+import { performance } from 'node:perf_hooks';
 import type { Limiter } from '../rate-limit.ts';
 
 /** decisions.md §2: an account holds at most this many live keys (README, docs/api.md). */
@@ -17,6 +18,8 @@ export interface KeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Requests counted against the key since it was issued (saved with the windows, issue 20). */
+  requests: number;
 }
 
 export interface AccountRow {
@@ -65,6 +68,8 @@ export interface Store extends AccountQueries {
   readonly requests: Limiter;
   /** Per-client-address hourly registration windows. */
   readonly registrations: Limiter;
+  /** How many keys are live (GET /metrics). */
+  liveKeys(): number | Promise<number>;
   /** "ok", or why the store cannot be used right now (shown in /health). */
   health(): 'ok' | 'unavailable';
   /** Saves what must survive a restart (the hourly windows, keys' last use) and closes. */
@@ -72,3 +77,39 @@ export interface Store extends AccountQueries {
 }
 
 export class StoreUnavailableError extends Error {}
+
+/** The stores' operation names, as GET /metrics labels them. */
+export type StoreOperation = 'find_key' | 'count' | 'register' | 'revoke' | 'checkpoint' | 'live_keys';
+
+/** Told of each store operation: how long it took and whether it failed (gateway/metrics.ts). */
+export type StoreObserver = (operation: StoreOperation, seconds: number, failed: boolean) => void;
+
+/**
+ * Runs a store operation and tells the observer its duration and outcome; a promise is timed to
+ * its settling. Without an observer, the operation alone.
+ */
+export function timed<T>(observe: StoreObserver | undefined, operation: StoreOperation, run: () => T): T {
+  if (!observe) return run();
+  const started = performance.now();
+  const done = (failed: boolean) => observe(operation, (performance.now() - started) / 1000, failed);
+  let result: T;
+  try {
+    result = run();
+  } catch (err) {
+    done(true);
+    throw err;
+  }
+  if (result instanceof Promise)
+    return result.then(
+      (v) => {
+        done(false);
+        return v;
+      },
+      (err: unknown) => {
+        done(true);
+        throw err;
+      },
+    ) as T;
+  done(false);
+  return result;
+}

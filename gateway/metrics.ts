@@ -1,0 +1,249 @@
+// GET /metrics (issue 20): the Prometheus text format through prom-client, for the operator's
+// dashboards. Only when METRICS_TOKEN is set; otherwise nothing is collected and the path is
+// unknown. A request costs a few array increments here; prom-client reads the arrays at scrape
+// time (its own per-request calls cost several times the 3% the issue allows: docs/performance.md,
+// the measurements behind the code). Labels are route templates, statuses, store operations and
+// the build's id and version: nothing a request sends, so no key, hash or e-mail can appear.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { SiteHolder } from './site.ts';
+import type { Store, StoreObserver, StoreOperation } from './store/types.ts';
+
+/** The label of every path the gateway answers (the OpenAPI's templates); anything else is "other". */
+export const ROUTES = [
+  '/api/grains/{grain_id}',
+  '/api/grains',
+  '/api/changelog',
+  '/api/register',
+  '/api/keys/current',
+  '/health',
+  '/metrics',
+  '/api/openapi.json',
+  '/',
+  '/docs',
+  '/assets/*',
+  '/client/*',
+  'other',
+] as const;
+
+/** Whether `url` is `path`, alone or with a query. */
+const is = (url: string, path: string) =>
+  url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63); /* "?" */
+
+/** A request target's route index in ROUTES; a few string comparisons, nothing allocated. */
+export function routeOf(url: string): number {
+  if (url.startsWith('/api/grains/')) return 0;
+  if (is(url, '/api/grains')) return 1;
+  if (is(url, '/api/changelog')) return 2;
+  if (is(url, '/api/register')) return 3;
+  if (is(url, '/api/keys/current')) return 4;
+  if (is(url, '/health')) return 5;
+  if (is(url, '/metrics')) return 6;
+  if (is(url, '/api/openapi.json')) return 7;
+  if (is(url, '/')) return 8;
+  if (is(url, '/docs')) return 9;
+  if (url.startsWith('/assets/')) return 10;
+  if (url.startsWith('/client/')) return 11;
+  return 12;
+}
+
+/** Request durations, seconds: a cached body is answered in well under a millisecond. */
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+/** Store operations, seconds: a SQLite query or a Redis round trip. */
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1];
+const OPERATIONS: StoreOperation[] = ['find_key', 'count', 'register', 'revoke', 'checkpoint', 'live_keys'];
+
+/** One histogram series per label value, in plain arrays; prom-client reads it at scrape time. */
+class Series {
+  readonly counts: Float64Array;
+  sum = 0;
+  constructor(readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+  observe(v: number) {
+    let i = 0;
+    while (i < this.bounds.length && v > this.bounds[i]!) i++;
+    this.counts[i]!++;
+    this.sum += v;
+  }
+}
+
+/**
+ * A histogram prom-client's registry can print: its `get()` answers the documented metric object
+ * (bucket, sum and count values), built from the series at scrape time.
+ */
+function registerHistogram(registry: Registry, name: string, help: string, series: () => [Labels, Series][]) {
+  const metric = {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    get: async () => {
+      const values: { metricName: string; labels: Labels; value: number }[] = [];
+      for (const [labels, s] of series()) {
+        let cumulative = 0;
+        for (let i = 0; i < s.bounds.length; i++) {
+          cumulative += s.counts[i]!;
+          values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: s.bounds[i]! }, value: cumulative });
+        }
+        cumulative += s.counts[s.bounds.length]!;
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: cumulative });
+        values.push({ metricName: `${name}_sum`, labels, value: s.sum });
+        values.push({ metricName: `${name}_count`, labels, value: cumulative });
+      }
+      return { name, help, type: 'histogram', aggregator: 'sum', values };
+    },
+    reset: () => {},
+  };
+  registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+}
+type Labels = Record<string, string | number>;
+
+export interface MetricsOptions {
+  /** METRICS_TOKEN: the bearer token a scrape must send. */
+  token: string;
+  clock: () => number;
+}
+
+export function createMetrics(opts: MetricsOptions) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const expected = createHash('sha256').update(opts.token).digest();
+
+  const statuses = ROUTES.map(() => new Float64Array(600));
+  const durations = ROUTES.map(() => new Series(REQUEST_BUCKETS));
+  const storeTimes = OPERATIONS.map(() => new Series(STORE_BUCKETS));
+  const storeErrors = OPERATIONS.map(() => 0);
+  const countOf = (route: string, status: number) => statuses[ROUTES.indexOf(route as never)]![status]!;
+  let storeKind = 'none';
+
+  new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'Requests answered, by route template and status.',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      statuses.forEach((byStatus, r) => {
+        byStatus.forEach((n, status) => {
+          if (n > 0) this.inc({ route: ROUTES[r]!, status }, n);
+        });
+      });
+    },
+  });
+  registerHistogram(registry, 'gateway_http_request_duration_seconds', 'Time to answer, by route.', () =>
+    durations.map((s, r) => [{ route: ROUTES[r]! }, s]),
+  );
+  new Counter({
+    name: 'gateway_rejected_requests_total',
+    help: 'Requests refused for their key (401: missing, malformed, unknown or revoked) or their hour (429).',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      let unauthorised = 0;
+      let limited = 0;
+      for (const byStatus of statuses) {
+        unauthorised += byStatus[401]!;
+        limited += byStatus[429]!;
+      }
+      this.inc({ reason: 'key' }, unauthorised);
+      this.inc({ reason: 'rate_limit' }, limited);
+    },
+  });
+  new Counter({
+    name: 'gateway_registrations_total',
+    help: 'Keys issued (201 from POST /api/register), rotations included.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(countOf('/api/register', 201));
+    },
+  });
+  registerHistogram(registry, 'gateway_store_operation_duration_seconds', 'Store operations, by store and kind.', () =>
+    storeTimes.map((s, i) => [{ store: storeKind, operation: OPERATIONS[i]! }, s]),
+  );
+  new Counter({
+    name: 'gateway_store_errors_total',
+    help: 'Store operations that failed, by store and kind.',
+    labelNames: ['store', 'operation'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      OPERATIONS.forEach((operation, i) => {
+        this.inc({ store: storeKind, operation }, storeErrors[i]!);
+      });
+    },
+  });
+
+  return {
+    registry,
+    /** Records one answered request: its target as received, status and duration. */
+    request(url: string, status: number, seconds: number) {
+      const r = routeOf(url);
+      if (status >= 100 && status < 600) statuses[r]![status]!++;
+      durations[r]!.observe(seconds);
+    },
+    /** The stores' observer (store/types.ts). */
+    store: ((operation, seconds, failed) => {
+      const i = OPERATIONS.indexOf(operation);
+      storeTimes[i]!.observe(seconds);
+      if (failed) storeErrors[i]!++;
+    }) as StoreObserver,
+    /** The gauges read at scrape time from the running store and the loaded build. */
+    watch(store: Store, site: SiteHolder) {
+      storeKind = store.kind;
+      new Gauge({
+        name: 'gateway_store_up',
+        help: '1 while the store answers (for Redis: connected), else 0.',
+        labelNames: ['store'],
+        registers: [registry],
+        collect() {
+          this.set({ store: store.kind }, store.health() === 'ok' ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'gateway_live_keys',
+        help: 'Keys issued and not revoked (absent while the store cannot be asked).',
+        registers: [registry],
+        async collect() {
+          this.reset();
+          try {
+            this.set(await store.liveKeys());
+          } catch {
+            // the store's own metrics say why; a missing value is not a zero
+          }
+        },
+      });
+      new Gauge({
+        name: 'gateway_site_info',
+        help: 'The build this process serves: 1, labelled with its build id and dataset version.',
+        labelNames: ['build_id', 'dataset_version'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.set({ build_id: site.current.buildId, dataset_version: site.current.datasetVersion }, 1);
+        },
+      });
+      new Gauge({
+        name: 'gateway_site_age_seconds',
+        help: "Seconds since the served build's newest changelog entry was made (absent for older builds).",
+        registers: [registry],
+        collect() {
+          this.reset();
+          const at = site.current.datasetUpdatedAt;
+          if (at !== null) this.set(Math.max(0, (opts.clock() - at) / 1000));
+        },
+      });
+    },
+    /** Whether an Authorization header carries the token (compared in constant time). */
+    allows(authorization: string | string[] | undefined): boolean {
+      if (typeof authorization !== 'string' || !authorization.startsWith('Bearer ')) return false;
+      const sent = createHash('sha256').update(authorization.slice(7).trim()).digest();
+      return timingSafeEqual(sent, expected);
+    },
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,236 @@
+// Issue 20: GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
+// accounts CLI's views of it, each against a real gateway on both stores.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { digestHex, hashKey } from '../gateway/keys.ts';
+import { get, register, request, root, startTestGateway, testClock } from './helpers/gateway.ts';
+import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+
+const TOKEN = 'test-metrics-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const redisSkip = await redisSkipReason();
+const prefix = uniquePrefix();
+after(async () => {
+  if (redisSkip) return;
+  const r = new Redis(SHARED_REDIS);
+  const keys = await r.keys(`${prefix}*`);
+  if (keys.length) await r.del(...keys);
+  r.disconnect();
+});
+
+let run = 0;
+/** Each store, with the variables that choose it (a fresh Redis prefix for each use). */
+const STORES: [name: string, env: () => Record<string, string>, skip: string | false][] = [
+  ['sqlite', () => ({}), false],
+  ['redis', () => ({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}${++run}:` }), redisSkip],
+];
+
+/** A sample's value in Prometheus text: `name{labels}` exactly as printed, or undefined. */
+function sample(text: string, series: string): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
+  }
+  return undefined;
+}
+
+async function waitForStore(url: string) {
+  for (let i = 0; i < 250; i++) {
+    if ((await get(url, '/health')).json().store === 'ok') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('store not ready within 5 s');
+}
+
+/** npm run accounts, as a child process (async: a gateway in this process keeps answering). */
+function accounts(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+for (const [name, storeEnv, skip] of STORES) {
+  describe(`GET /metrics (${name})`, { skip }, () => {
+    it('is an unknown path without METRICS_TOKEN, and without the token sent', async () => {
+      const off = await startTestGateway(storeEnv());
+      const on = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
+      try {
+        const unknown = await get(off.url, '/no-such-path');
+        const cases: [string, string, string, Record<string, string>][] = [
+          ['not configured, token sent', off.url, 'GET', AUTH],
+          ['configured, nothing sent', on.url, 'GET', {}],
+          ['configured, another token', on.url, 'GET', { authorization: `Bearer ${TOKEN}x` }],
+          ['configured, the token as Basic', on.url, 'GET', { authorization: `Basic ${TOKEN}` }],
+          ['configured, the token in X-API-Key', on.url, 'GET', { 'x-api-key': TOKEN }],
+          ['configured, POST without it', on.url, 'POST', {}],
+        ];
+        for (const [what, url, method, headers] of cases) {
+          const r = await request(url, '/metrics', { method, headers });
+          assert.equal(r.status, 404, what);
+          assert.deepEqual(r.json(), unknown.json(), what);
+        }
+        const post = await request(on.url, '/metrics', { method: 'POST', headers: AUTH });
+        assert.equal(post.status, 405, 'with the token, a wrong method is what it is');
+        assert.equal(post.headers.allow, 'GET, HEAD');
+      } finally {
+        await off.close();
+        await on.close();
+      }
+    });
+
+    it('serves the Prometheus text; values move as requests are made; a scrape counts against no key', async () => {
+      const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
+      try {
+        await waitForStore(t.url);
+        const scrape = async () => {
+          const r = await get(t.url, '/metrics', undefined, AUTH);
+          assert.equal(r.status, 200);
+          assert.equal(r.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+          assert.equal(r.headers['cache-control'], 'no-store');
+          return r.text();
+        };
+        const before = await scrape();
+        const key = await register(t.url, `moving-${name}@example.com`);
+        for (let i = 0; i < 3; i++) assert.equal((await get(t.url, '/api/grains/CWRS', key)).status, 200);
+        assert.equal((await get(t.url, '/api/grains', 'ggt_not_a_real_key')).status, 401);
+        // sent with a key, a scrape is not one of the key's requests
+        assert.equal((await get(t.url, '/metrics', key, AUTH)).status, 200);
+        const after = await scrape();
+        const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0);
+        assert.equal(delta('gateway_http_requests_total{route="/api/grains/{grain_id}",status="200"}'), 3);
+        assert.equal(delta('gateway_http_requests_total{route="/api/grains",status="401"}'), 1);
+        assert.equal(delta('gateway_http_requests_total{route="/api/register",status="201"}'), 1);
+        assert.equal(delta('gateway_http_requests_total{route="/metrics",status="200"}'), 2);
+        assert.equal(delta('gateway_http_request_duration_seconds_count{route="/api/grains/{grain_id}"}'), 3);
+        assert.equal(delta('gateway_registrations_total'), 1);
+        assert.equal(delta('gateway_rejected_requests_total{reason="key"}'), 1);
+        assert.equal(delta('gateway_live_keys'), 1);
+        assert.equal(sample(after, `gateway_store_up{store="${name}"}`), 1);
+        assert.ok(delta(`gateway_store_operation_duration_seconds_count{store="${name}",operation="register"}`) === 1);
+        const health = (await get(t.url, '/health')).json();
+        assert.equal(
+          sample(after, `gateway_site_info{build_id="${health.build_id}",dataset_version="${health.dataset_version}"}`),
+          1,
+        );
+        assert.ok((sample(after, 'gateway_site_age_seconds') ?? -1) >= 0, 'the site has an age');
+        assert.ok(sample(after, 'process_cpu_seconds_total') !== undefined, 'process metrics are there');
+        const next = await get(t.url, '/api/grains/CWRS', key);
+        assert.equal(next.headers['x-ratelimit-used'], '4', 'the scrape was not counted');
+
+        // revoked: one key fewer
+        const revoked = await request(t.url, '/api/keys/current', { method: 'DELETE', headers: { 'x-api-key': key } });
+        assert.equal(revoked.status, 204);
+        assert.equal(
+          (sample(await scrape(), 'gateway_live_keys') ?? 0) - (sample(after, 'gateway_live_keys') ?? 0),
+          -1,
+        );
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
+  describe(`per-key usage (${name})`, { skip }, () => {
+    it('is exact after concurrent requests and a restart; npm run accounts lists, sorts and exports it', async () => {
+      const env = { ...storeEnv(), RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '100' };
+      const clock = testClock();
+      const first = await startTestGateway(env, { clock });
+      const state = { ...env, STATE_DIR: first.stateDir };
+      await waitForStore(first.url);
+      const busy = await register(first.url, `busy-${name}@example.com`);
+      const quiet = await register(first.url, `quiet-${name}@example.com`);
+      await register(first.url, `idle-${name}@example.com`);
+      const burst = [
+        ...Array.from({ length: 40 }, () => get(first.url, '/api/grains/CWRS', busy)),
+        ...Array.from({ length: 25 }, () => get(first.url, '/api/changelog', quiet)),
+      ];
+      for (const r of await Promise.all(burst)) assert.equal(r.status, 200);
+      await first.close();
+
+      clock.advance(60_000);
+      const second = await startTestGateway(state, { clock });
+      await waitForStore(second.url);
+      assert.equal((await get(second.url, '/api/grains', busy)).headers['x-ratelimit-used'], '41', 'the hour goes on');
+      await second.close();
+
+      const list = await accounts(state, 'list', '--sort', 'last-used');
+      assert.equal(list.code, 0, list.err);
+      const lines = list.out.trim().split('\n');
+      assert.deepEqual(
+        lines.map((l) =>
+          l
+            .split('\t')
+            .slice(1)
+            .join('|')
+            .replace(/created \S+\|/, ''),
+        ),
+        [
+          `busy-${name}@example.com|1 live key(s) of 1|41 request(s)|last used 2026-11-22T12:01:00.000Z`,
+          `quiet-${name}@example.com|1 live key(s) of 1|25 request(s)|last used 2026-11-22T12:00:00.000Z`,
+          `idle-${name}@example.com|1 live key(s) of 1|0 request(s)|last used -`,
+          '',
+        ],
+      );
+      assert.equal(lines.at(-1), '3 account(s)');
+
+      const csv = await accounts(state, 'list', '--sort', 'requests', '--csv');
+      assert.equal(csv.code, 0, csv.err);
+      const rows = csv.out.trim().split('\n');
+      assert.equal(
+        rows[0],
+        'account_id,email,account_created_at,key_id,key_created_at,last_used_at,revoked_at,requests',
+      );
+      assert.deepEqual(
+        rows.slice(1).map((r) => r.split(',').slice(1).join(',')),
+        [
+          `busy-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[1]!.split(',')[3]},2026-11-22T12:00:00.000Z,2026-11-22T12:01:00.000Z,,41`,
+          `quiet-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[2]!.split(',')[3]},2026-11-22T12:00:00.000Z,2026-11-22T12:00:00.000Z,,25`,
+          `idle-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[3]!.split(',')[3]},2026-11-22T12:00:00.000Z,,,0`,
+        ],
+      );
+      const show = await accounts(state, 'show', `busy-${name}@example.com`, '--csv');
+      assert.equal(show.out, `${rows[0]}\n${rows[1]}\n`);
+      for (const bad of [['list', '--sort'], ['list', '--sort', 'size'], ['list', '--csv', '--csv'], ['show']]) {
+        const r = await accounts(state, ...bad);
+        assert.equal(r.code, 2, bad.join(' '));
+        assert.match(r.err, /^usage: npm run accounts/);
+      }
+    });
+  });
+
+  describe(`security: GET /metrics (${name})`, { skip }, () => {
+    it("never shows a key, a key's hash or an e-mail of the accounts it serves", async () => {
+      const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN, REGISTER_LIMIT_PER_HOUR: '100' });
+      try {
+        await waitForStore(t.url);
+        const emails = ['scan-one@example.com', 'scan.two+tag@example.org'];
+        const keys = [await register(t.url, emails[0]!), await register(t.url, emails[1]!)];
+        keys.push(await register(t.url, emails[0]!, { 'x-api-key': keys[0]! })); // a rotation
+        for (const key of keys) await get(t.url, '/api/grains/CWRS', key);
+        await get(t.url, `/api/grains/${keys[2]!}`, keys[2]); // a key in a path (refused)
+        const text = (await get(t.url, '/metrics', undefined, AUTH)).text();
+        assert.ok(text.includes('gateway_http_requests_total'), 'a real scrape');
+        for (const key of keys) {
+          const digest = hashKey(key);
+          const forms = [key, key.slice(4), digestHex(digest), Buffer.from(digest, 'latin1').toString('base64')];
+          for (const form of forms) assert.ok(!text.includes(form), 'a key or its hash is in the metrics');
+        }
+        for (const email of emails) {
+          assert.ok(!text.includes(email) && !text.includes(email.split('@')[0]!), 'an e-mail is in the metrics');
+        }
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
