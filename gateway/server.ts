@@ -88,12 +88,12 @@ class NodeRequest implements GatewayRequest, RequestLine {
   status = 0;
   ms = 0;
   account: string | null = null;
-  /** performance.now() when it arrived: its duration's start. */
-  readonly started = performance.now();
   constructor(
     readonly raw: IncomingMessage,
     /** When the request arrived (the injected clock): decided on and logged with. */
     readonly now: number,
+    /** performance.now() when it arrived, when its duration is wanted (log or metrics); else 0. */
+    readonly started: number,
   ) {
     this.method = raw.method ?? 'GET';
     this.url = raw.url ?? '/';
@@ -142,6 +142,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
   const logAll = config.accessLog === 'all';
   const logErrors = config.accessLog === 'errors';
+  const timed = config.accessLog !== 'off' || metrics !== null;
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -149,7 +150,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const finish = (request: NodeRequest, status: number, account: string | null) => {
     request.status = status;
     request.account = account;
-    request.ms = performance.now() - request.started;
+    if (timed) request.ms = performance.now() - request.started;
     metrics?.request(request.url, status, request.ms / 1000);
     if (logAll || (logErrors && status >= 400)) logger.request(request);
     if (--inFlight === 0 && drained) drained();
@@ -179,7 +180,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
-    const request = new NodeRequest(req, clock());
+    const request = new NodeRequest(req, clock(), timed ? performance.now() : 0);
     let answer: GatewayResponse | Promise<GatewayResponse>;
     try {
       answer = app.handle(request, request.now);
