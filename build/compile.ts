@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { bundleClient } from './bundle.ts';
 import { buildOpenApi } from './openapi.ts';
 import { type Example, renderDocs } from './pages/docs.ts';
-import { renderHome } from './pages/home.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey } from './site-format.ts';
+import { ORIGIN_PLACEHOLDER, renderHome } from './pages/home.ts';
+import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, PAGE_TEMPLATES } from './site-format.ts';
 import { type ChangelogEntry, type GrainRecord, type GrainSummary, SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -54,6 +55,9 @@ export function compileBodies(ds: Dataset): Map<string, string> {
   // The front door (issue 7): pages and their assets are bodies like any other.
   bodies.set('/', renderHome(ds.grains));
   bodies.set('/docs', renderDocs(openapi, examples(ds)));
+  // The answers to the front door's form post, filled by the gateway (issue 19)
+  bodies.set(PAGE_TEMPLATES.registered, renderRegistered());
+  bodies.set(PAGE_TEMPLATES.registerError, renderRegisterError());
   for (const [route, text] of Object.entries(ASSETS)) bodies.set(route, text);
   // The code that runs at the user's: the reference grader (issue 16).
   for (const [route, text] of bundleClient()) bodies.set(route, text);
@@ -63,13 +67,13 @@ export function compileBodies(ds: Dataset): Map<string, string> {
 const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, import.meta.url), 'utf8');
 const ASSETS: Record<string, string> = {
   '/assets/site.css': asset('site.css'),
-  '/assets/register.js': asset('register.js'),
+  '/assets/page.js': asset('page.js'),
   '/assets/icon.svg': asset('icon.svg'),
 };
 
 /** Example answers for the API reference, taken from this build's own data. */
 function examples(ds: Dataset): Record<string, Example> {
-  const curl = (path: string) => `curl -H "X-API-Key: $GRAIN_API_KEY" https://grain.example.net${path}`;
+  const curl = (path: string) => `curl -H "X-API-Key: $GRAIN_API_KEY" '${ORIGIN_PLACEHOLDER}${path}'`;
   const rate = [
     'X-RateLimit-Limit: 100',
     'X-RateLimit-Remaining: 97',
@@ -112,7 +116,7 @@ function examples(ds: Dataset): Record<string, Example> {
       },
     },
     'POST /api/register': {
-      request: `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' https://grain.example.net/api/register`,
+      request: `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' '${ORIGIN_PLACEHOLDER}/api/register'`,
       status: 201,
       headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
       body: {
@@ -123,18 +127,18 @@ function examples(ds: Dataset): Record<string, Example> {
       note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
     },
     'DELETE /api/keys/current': {
-      request: `curl -X DELETE -H "X-API-Key: $GRAIN_API_KEY" https://grain.example.net/api/keys/current`,
+      request: `curl -X DELETE -H "X-API-Key: $GRAIN_API_KEY" '${ORIGIN_PLACEHOLDER}/api/keys/current'`,
       status: 204,
       headers: ['Cache-Control: no-store'],
       note: 'The key is revoked: from now on it is refused with 401. Other keys of the account go on working.',
     },
     'GET /api/openapi.json': {
-      request: 'curl https://grain.example.net/api/openapi.json',
+      request: `curl '${ORIGIN_PLACEHOLDER}/api/openapi.json'`,
       status: 200,
       note: 'The OpenAPI 3.1 document this page is made from.',
     },
     'GET /health': {
-      request: 'curl https://grain.example.net/health',
+      request: `curl '${ORIGIN_PLACEHOLDER}/health'`,
       status: 200,
       body: {
         status: 'ok',

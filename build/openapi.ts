@@ -10,6 +10,12 @@ const jsonBody = (schema: string, description: string) => ({
   content: { 'application/json': { schema: ref(schema) } },
 });
 const header = (description: string, type = 'integer') => ({ description, schema: { type } });
+/** A form post's answer: the page showing the key, or the form again with the error (issue 19). */
+const PAGE = { schema: { type: 'string', description: 'an HTML page' } };
+const withPage = <T extends { content: Record<string, unknown> }>(r: T) => ({
+  ...r,
+  content: { ...r.content, 'text/html': PAGE },
+});
 
 const rateHeaders = {
   'X-RateLimit-Limit': header('requests allowed per window'),
@@ -163,21 +169,36 @@ export function buildOpenApi(ds: Dataset) {
           summary:
             'Get a free API key. Registering again issues another key and revokes nothing; send a live key of ' +
             'the same account in X-API-Key to replace it (a rotation). An account holds at most 5 live keys.',
-          requestBody: { required: true, content: { 'application/json': { schema: ref('RegistrationRequest') } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('RegistrationRequest') },
+              // the front door's form (issue 19): answered with a page, in text/html
+              'application/x-www-form-urlencoded': { schema: ref('RegistrationRequest') },
+            },
+          },
           responses: {
-            '201': jsonBody('Registration', 'the new key, shown only this once'),
-            '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
-            '413': jsonBody('Error', 'the body is larger than 1 KiB'),
-            '409': jsonBody('Error', 'the account already holds 5 live keys; the sentence says how to revoke one'),
-            '415': jsonBody('Error', 'the body is not application/json'),
-            '429': {
+            '201': withPage(jsonBody('Registration', 'the new key, shown only this once')),
+            '400': withPage(
+              jsonBody(
+                'Error',
+                `the body is not a JSON object (or a form) with a valid e-mail address, or ${keyInUrl}`,
+              ),
+            ),
+            '403': { description: 'a form posted from another site', content: { 'text/html': PAGE } },
+            '413': withPage(jsonBody('Error', 'the body is larger than 1 KiB')),
+            '409': withPage(
+              jsonBody('Error', 'the account already holds 5 live keys; the sentence says how to revoke one'),
+            ),
+            '415': jsonBody('Error', 'the body is neither application/json nor application/x-www-form-urlencoded'),
+            '429': withPage({
               ...jsonBody('Error', 'too many registrations from this address'),
               headers: { 'Retry-After': header('seconds until the window resets') },
-            },
-            '503': {
+            }),
+            '503': withPage({
               ...jsonBody('Error', 'the key store is unavailable'),
               headers: { 'Retry-After': header('seconds to wait') },
-            },
+            }),
           },
         },
       },

@@ -87,3 +87,16 @@ export const changelogKey = (grainId: string | null, limit: number) =>
 
 export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
 export const GRAIN_LIST_KEY = '/api/grains';
+
+/**
+ * The pages the gateway fills per request (issue 19): the answers to the front door's form post
+ * to /api/register. The build writes them as bodies under these keys (never served as they are);
+ * `{{name}}` marks a slot the gateway fills with the HTML-escaped value.
+ */
+export const PAGE_TEMPLATES = {
+  /** 201: the key, once. Slots: api_key, origin. */
+  registered: '/_templates/registered',
+  /** An error: the form again with its message. Slots: email, error. */
+  registerError: '/_templates/register-error',
+} as const;
+export const TEMPLATE_SLOT = /\{\{([a-z_]+)\}\}/g;

@@ -100,7 +100,7 @@ function counted(x: Exchange, d: Decision): GatewayResponse {
 
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
-  const register = createRegistration({ store, trustProxy: opts.config.trustProxy });
+  const register = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
   const healthBodies = new Map<string, Buffer>();
 
   function health(site: Site, head: boolean): GatewayResponse {

@@ -64,7 +64,13 @@ export const ERRORS = {
       'use with DELETE /api/keys/current (sending that key in X-API-Key), or send a live key of this account ' +
       'in X-API-Key with this registration to replace it.',
   ),
-  unsupportedType: new HttpError(415, 'Send the registration as JSON, with Content-Type: application/json.'),
+  unsupportedType: new HttpError(
+    415,
+    'Send the registration as JSON (Content-Type: application/json) or as a form (application/x-www-form-urlencoded).',
+  ),
+  // The front door's form post (issue 19)
+  badForm: new HttpError(400, 'The form must send one e-mail address, in its field "email".'),
+  crossSiteForm: new HttpError(403, "Keys are issued to forms on this service's own pages only."),
   tooLarge: new HttpError(413, 'The request body is larger than 1 KiB.'),
   badJson: new HttpError(
     400,

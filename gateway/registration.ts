@@ -2,21 +2,25 @@
 // object with a string `email`, trimmed and lower-cased, at most 254 characters, a pragmatic
 // local@domain.tld; the key is answered only once the store holds its hash durably. An account
 // holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
+// The front door's form (issue 19) posts the same as application/x-www-form-urlencoded, under the
+// same rules, and is answered with a page: the key once, or the form again with the error.
+import { PAGE_TEMPLATES } from '../build/site-format.ts';
 import { clientAddress } from './client-address.ts';
-import { ERRORS } from './errors.ts';
+import { ERRORS, HttpError } from './errors.ts';
+import { fillPage, pageResponse } from './form-pages.ts';
 import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
 import { retryAfterSeconds } from './rate-limit.ts';
-import { errorWithHeaders, type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
-import type { Store } from './store/types.ts';
+import { type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
+import type { SiteHolder } from './site.ts';
+import { type Store, StoreUnavailableError } from './store/types.ts';
 
 export const MAX_BODY_BYTES = 1024;
 const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-export function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const type = header.split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'application/json';
-}
+const mediaType = (header: string | string[] | undefined) =>
+  typeof header === 'string' ? header.split(';', 1)[0]!.trim().toLowerCase() : '';
+
+export const isJsonContentType = (header: string | undefined) => mediaType(header) === 'application/json';
 
 export function readEmail(body: Buffer): string {
   let parsed: unknown;
@@ -28,32 +32,116 @@ export function readEmail(body: Buffer): string {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw ERRORS.badJson;
   const email = (parsed as { email?: unknown }).email;
   if (typeof email !== 'string') throw ERRORS.badJson;
+  return normalEmail(email);
+}
+
+/** The form's body: exactly one `email` field (other fields are ignored). */
+export function readFormEmail(body: Buffer): string {
+  const all = new URLSearchParams(body.toString('utf8')).getAll('email');
+  if (all.length !== 1) throw ERRORS.badForm;
+  return normalEmail(all[0]!);
+}
+
+function normalEmail(email: string): string {
   const normal = email.trim().toLowerCase();
   const dots = normal.includes('..') || normal.startsWith('.') || normal.includes('.@');
   if (normal.length > 254 || !EMAIL.test(normal) || dots) throw ERRORS.badEmail;
   return normal;
 }
 
+/**
+ * A form from another site is refused: its page cannot read the answer, but would spend the
+ * visitor's address's registrations. Browsers say where a form came from (Sec-Fetch-Site, Origin).
+ */
+function crossSite(req: GatewayRequest): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+/** At most 1 KiB: refused at once when Content-Length says more, else while it is read (413). */
+function readBody(req: GatewayRequest): Promise<Buffer> {
+  const length = req.headers['content-length'];
+  if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
+  return req.readBody(MAX_BODY_BYTES);
+}
+
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+/** The origin the page was asked from, for its example command (a placeholder if Host is odd). */
+function originOf(req: GatewayRequest, trustProxy: number): string {
+  const host = req.headers.host;
+  if (typeof host !== 'string' || !HOST.test(host)) return 'https://grain.example.net';
+  const proto = trustProxy > 0 && req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+  return `${proto}://${host}`;
+}
+
 /** The registration handler; expected failures are thrown as catalogue errors for the app to answer. */
-export function createRegistration(opts: { store: Store; trustProxy: number }) {
+export function createRegistration(opts: { store: Store; trustProxy: number; site: SiteHolder }) {
   const { store } = opts;
-  return async function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
+  /** Issues a key for the address `email` reads from the body, after the per-address limit. */
+  async function issue(req: GatewayRequest, now: number, email: () => Promise<string>) {
     const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.trustProxy);
     const d = await store.registrations.hit(address, now);
-    if (!d.allowed) return errorWithHeaders(ERRORS.registerLimited, ['Retry-After', String(retryAfterSeconds(d, now))]);
-    const type = req.headers['content-type'];
-    if (!isJsonContentType(typeof type === 'string' ? type : undefined)) throw ERRORS.unsupportedType;
+    if (!d.allowed)
+      throw new HttpError(429, ERRORS.registerLimited.message, { 'Retry-After': String(retryAfterSeconds(d, now)) });
     const length = req.headers['content-length'];
     if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
-    const email = readEmail(await req.readBody(MAX_BODY_BYTES));
+    const address_ = await email();
     // A live key of the same account sent with the registration is replaced by the new one (a
     // rotation); any other key sent is ignored: registering revokes nothing else.
     const presented = req.headers['x-api-key'];
     const rotate = typeof presented === 'string' && isWellFormedKey(presented) ? hashKey(presented) : null;
     const key = generateKey();
-    const account = await store.register(email, hashKey(key), now, rotate);
+    const account = await store.register(address_, hashKey(key), now, rotate);
     if (account === 'too_many_keys') throw ERRORS.tooManyKeys;
-    const body = Buffer.from(JSON.stringify({ api_key: key, email, schema_version: '1.0' }));
-    return jsonResponse(201, body, { account: account.id });
+    return { key, email: address_, account };
+  }
+
+  /** Errors are thrown: the app answers them as JSON (app.ts). */
+  async function viaJson(req: GatewayRequest, now: number): Promise<GatewayResponse> {
+    const r = await issue(req, now, async () => {
+      if (mediaType(req.headers['content-type']) !== 'application/json') throw ERRORS.unsupportedType;
+      return readEmail(await readBody(req));
+    });
+    const body = Buffer.from(JSON.stringify({ api_key: r.key, email: r.email, schema_version: '1.0' }));
+    return jsonResponse(201, body, { account: r.account.id });
+  }
+
+  /** The form's answer is a page whatever happens: the key, or the form again with the error. */
+  async function viaForm(req: GatewayRequest, now: number): Promise<GatewayResponse> {
+    let typed = '';
+    try {
+      if (crossSite(req)) throw ERRORS.crossSiteForm;
+      const r = await issue(req, now, async () => {
+        const body = await readBody(req);
+        typed = new URLSearchParams(body.toString('utf8')).get('email') ?? '';
+        return readFormEmail(body);
+      });
+      const page = fillPage(opts.site.current, PAGE_TEMPLATES.registered, {
+        api_key: r.key,
+        origin: originOf(req, opts.trustProxy),
+      });
+      return pageResponse(201, page, [], r.account.id);
+    } catch (err) {
+      const e = err instanceof StoreUnavailableError ? ERRORS.storeUnavailable : err;
+      if (!(e instanceof HttpError)) throw err;
+      const page = fillPage(opts.site.current, PAGE_TEMPLATES.registerError, {
+        email: typed.slice(0, 254),
+        error: e.message,
+      });
+      return pageResponse(e.status, page, Object.entries(e.headers).flat());
+    }
+  }
+
+  return function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
+    return mediaType(req.headers['content-type']) === 'application/x-www-form-urlencoded'
+      ? viaForm(req, now)
+      : viaJson(req, now);
   };
 }

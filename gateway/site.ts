@@ -7,6 +7,7 @@ import {
   type BodyEntry,
   MANIFEST_FILE,
   type Manifest,
+  PAGE_TEMPLATES,
   POINTER_FILE,
   type Pointer,
   parseManifest,
@@ -40,12 +41,14 @@ export interface Site {
   /** Upper-case id → canonical id, for case-insensitive matching. */
   grainIds: Map<string, string>;
   routes: Map<string, Resource>;
+  /** The page templates the gateway fills (PAGE_TEMPLATES), as text; absent in older builds. */
+  templates: Map<string, string>;
 }
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
 /** The pages may load only what this service serves; nothing may frame them. */
-const PAGE_HEADERS = [
+export const PAGE_HEADERS: readonly string[] = [
   'Content-Security-Policy',
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options',
@@ -91,6 +94,8 @@ export function variantHeaders(
 export async function siteFromManifest(
   manifest: Manifest,
   read: ((file: string) => Promise<Buffer>) | { dir: string },
+  /** Reads the few page templates, which are held in memory also when bodies stay upstream. */
+  readTemplate: (file: string) => Promise<Buffer> = typeof read === 'function' ? read : () => Promise.reject(),
 ): Promise<Site> {
   const resources = new Map<string, Resource>();
   await Promise.all(
@@ -116,6 +121,13 @@ export async function siteFromManifest(
   );
   const routes = new Map<string, Resource>();
   for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resources.get(hash)!);
+  const templates = new Map<string, string>();
+  for (const key of Object.values(PAGE_TEMPLATES)) {
+    const hash = manifest.routes[key];
+    // a template that cannot be read leaves the form's answers to form-pages.ts's plain pages
+    const text = hash && (await readTemplate(manifest.bodies[hash]!.identity.file).catch(() => null));
+    if (text) templates.set(key, text.toString('utf8'));
+  }
   return {
     buildId: manifest.build_id,
     datasetVersion: manifest.dataset_version,
@@ -124,6 +136,7 @@ export async function siteFromManifest(
       : null,
     grainIds: new Map(manifest.grain_ids.map((id) => [id.toUpperCase(), id])),
     routes,
+    templates,
   };
 }
 
@@ -153,7 +166,12 @@ export async function loadSiteFromUpstream(base: string, timeoutMs: number, poin
   const res = await fetch(`${base}/${p.dir}/${MANIFEST_FILE}`, { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${p.dir}/${MANIFEST_FILE}`);
   const manifest = parseManifest(await res.text(), p);
-  return siteFromManifest(manifest, { dir: p.dir });
+  const readTemplate = async (file: string) => {
+    const r = await fetch(`${base}/${p.dir}/${file}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!r.ok) throw new Error(`the upstream origin answered ${r.status} for ${p.dir}/${file}`);
+    return Buffer.from(await r.arrayBuffer());
+  };
+  return siteFromManifest(manifest, { dir: p.dir }, readTemplate);
 }
 
 export interface SiteHolder {

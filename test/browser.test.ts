@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { MESSAGES } from '../gateway/errors.ts';
 import { get, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -48,15 +49,22 @@ describe('front door in a browser', { skip }, () => {
     console.log(`browser tests: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 
-  async function open(width = 1000): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
+  async function open(
+    width = 1000,
+    opts: { height?: number; javaScript?: boolean; dark?: boolean; path?: string } = {},
+  ): Promise<Page> {
+    const context = await browser.newContext({
+      viewport: { width, height: opts.height ?? 900 },
+      javaScriptEnabled: opts.javaScript ?? true,
+      colorScheme: opts.dark ? 'dark' : 'light',
+    });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
     const page = await context.newPage();
     const errors: string[] = [];
     consoleErrors.set(page, errors);
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));
-    const res = await page.goto(`${t.url}/`);
+    const res = await page.goto(`${t.url}${opts.path ?? '/'}`);
     assert.equal(res?.status(), 200);
     return page;
   }
@@ -79,16 +87,16 @@ describe('front door in a browser', { skip }, () => {
     await page.getByLabel('E-mail address').fill('Browser.User@Example.com');
     await page.getByRole('button', { name: 'Get a key' }).click();
     await page.locator('#result').waitFor({ state: 'visible' });
-    const key = await page.locator('#api-key').inputValue();
+    const key = (await page.locator('#api-key').textContent())!;
     assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
-    assert.match((await page.locator('.warning').textContent())!, /shown only once/);
-    assert.equal(await page.locator('#curl-line').textContent(), `curl -H 'X-API-Key: ${key}' ${t.url}/api/grains`);
+    assert.match((await page.locator('#result .warning').textContent())!, /shown only once/);
+    assert.equal(await page.locator('#curl-line').textContent(), `curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'`);
     // the key the page showed works against the API, from here
     const res = await get(t.url, '/api/grains', key);
     assert.equal(res.status, 200);
     assert.equal(res.json().count, 23);
-    await page.getByRole('button', { name: 'Copy' }).click();
-    await page.locator('#copy-status').filter({ hasText: 'Copied' }).waitFor();
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: join(artifacts, 'front-door-after-registration.png'), fullPage: true });
@@ -124,11 +132,10 @@ describe('front door in a browser', { skip }, () => {
     await page.keyboard.press('Enter');
     await page.locator('#result').waitFor({ state: 'visible' });
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'result-title', 'focus moves to the new key');
-    await page.keyboard.press('Tab'); // the key field
-    await page.keyboard.press('Tab'); // the copy button
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'copy');
+    await page.keyboard.press('Tab'); // the key's copy button
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy key');
     await page.keyboard.press('Enter');
-    await page.locator('#copy-status').filter({ hasText: 'Copied' }).waitFor();
+    await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
     await closeClean(page);
   });
 
@@ -164,4 +171,91 @@ describe('front door in a browser', { skip }, () => {
     assert.deepEqual([...hosts], [new URL(t.url).host]);
     await closeClean(page);
   });
+
+  /**
+   * axe-core's violations (all rules: best practices included). axe runs as a script, which a page
+   * with JavaScript off cannot run: its DOM is then checked in a page of the same origin, size and
+   * theme with scripts on but the site's own script refused, so the DOM stays the one a visitor
+   * without JavaScript gets.
+   */
+  async function violations(page: Page, javaScript: boolean, dark: boolean): Promise<string[]> {
+    let target = page;
+    if (!javaScript) {
+      const html = await page.content();
+      const context = await browser.newContext({
+        viewport: page.viewportSize()!,
+        colorScheme: dark ? 'dark' : 'light',
+      });
+      await context.route('**/assets/page.js', (r) => r.abort());
+      await context.route(`${t.url}/__snapshot`, (r) => r.fulfill({ body: html, contentType: 'text/html' }));
+      target = await context.newPage();
+      await target.goto(`${t.url}/__snapshot`);
+    }
+    const axe = await new AxeBuilder({ page: target }).analyze();
+    if (target !== page) await target.context().close();
+    return axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
+  }
+
+  // Issue 19: a laptop and a phone, light and dark, with and without JavaScript.
+  const SCREENS = [
+    ['laptop', 1280, 800],
+    ['phone', 390, 844],
+  ] as const;
+  for (const [screen, width, height] of SCREENS) {
+    for (const dark of [false, true]) {
+      for (const javaScript of [true, false]) {
+        const state = `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, JavaScript ${javaScript ? 'on' : 'off'}`;
+        it(`registers and shows the whole key above the fold (${state}); the example works with it`, async () => {
+          const page = await open(width, { height, javaScript, dark });
+          const posts: string[] = [];
+          page.on('request', (r) => r.url().includes('email') && posts.push(r.url()));
+          await page.getByLabel('E-mail address').fill(`screen-${width}-${dark}-${javaScript}@example.com`);
+          await page.getByRole('button', { name: 'Get a key' }).click();
+          const keyBox = page.locator('#api-key');
+          await keyBox.filter({ hasText: 'ggt_' }).waitFor();
+          assert.deepEqual(posts, [], 'the address never enters a URL');
+          const key = (await keyBox.textContent())!;
+          assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+          const box = (await keyBox.boundingBox())!;
+          assert.ok(
+            box.y >= 0 && box.y + box.height <= height,
+            `the key is within the first screen (${JSON.stringify(box)})`,
+          );
+          assert.ok(box.x >= 0 && box.x + box.width <= width, 'and within its width');
+          assert.ok(await keyBox.evaluate((e) => e.scrollWidth <= e.clientWidth), 'nothing of it is cut off');
+          assert.ok(
+            await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+            'no sideways scroll',
+          );
+          const command = (await page.locator('#curl-line').textContent())!;
+          const m = /^curl -H 'X-API-Key: (ggt_[^']+)' '([^']+)'$/.exec(command);
+          assert.ok(m, `a quoted command: ${command}`);
+          assert.equal(m[1], key);
+          const url = new URL(m[2]!);
+          assert.equal(url.origin, t.url, 'the example names the origin the page came from');
+          assert.equal((await get(t.url, url.pathname, key)).status, 200, 'the example works');
+          if (javaScript) {
+            await page.getByRole('button', { name: 'Copy key' }).click();
+            await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+            assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+          } else
+            assert.ok(await page.getByRole('button', { name: 'Copy key' }).isHidden(), 'no button that cannot work');
+          assert.deepEqual(await violations(page, javaScript, dark), []);
+          mkdirSync(artifacts, { recursive: true });
+          await page.screenshot({
+            path: join(artifacts, `registered-${screen}-${dark ? 'dark' : 'light'}-${javaScript ? 'js' : 'nojs'}.png`),
+          });
+          await closeClean(page);
+        });
+        for (const path of ['/', '/docs']) {
+          it(`axe finds no violation on ${path} (${state})`, async () => {
+            const page = await open(width, { height, javaScript, dark, path });
+            assert.deepEqual(await violations(page, javaScript, dark), []);
+            await closeClean(page);
+          });
+        }
+      }
+    }
+  }
+
 });

@@ -107,10 +107,12 @@ describe('build', () => {
       '/',
       '/docs',
       '/assets/site.css',
-      '/assets/register.js',
+      '/assets/page.js',
       '/assets/icon.svg',
       '/client/grade.js',
       '/client/api.js',
+      '/_templates/registered',
+      '/_templates/register-error',
     ];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
     assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + pages.length);

@@ -23,7 +23,12 @@ interface Case {
   body?: string;
   /** Needs a key of its own on that gateway, with its quota spent when 'spent'. */
   key?: 'fresh' | 'spent' | 'unknown';
+  /** A form post: the answer is a page saying the sentence (HTML-escaped), not JSON. */
+  page?: true;
 }
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const DATA_OPS: [op: string, path: string][] = [
   ['GET /api/grains', '/api/grains'],
@@ -31,6 +36,7 @@ const DATA_OPS: [op: string, path: string][] = [
   ['GET /api/changelog', '/api/changelog?limit=2'],
 ];
 const json = { 'content-type': 'application/json' };
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const REGISTER = 'POST /api/register';
 const REVOKE = 'DELETE /api/keys/current';
 
@@ -74,6 +80,27 @@ const CASES: Case[] = [
     body: 'x'.repeat(2000),
   },
   { error: 'badJson', gw: 'main', op: REGISTER, method: 'POST', path: '/api/register', headers: json, body: '[]' },
+  // the front door's form post: answered with a page (issue 19)
+  {
+    error: 'badForm',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: form,
+    body: 'x=1',
+    page: true,
+  },
+  {
+    error: 'crossSiteForm',
+    gw: 'main',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: { ...form, 'sec-fetch-site': 'cross-site' },
+    body: 'email=a%40example.com',
+    page: true,
+  },
   {
     error: 'badEmail',
     gw: 'main',
@@ -220,7 +247,10 @@ describe('error catalogue against the OpenAPI document', () => {
       const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body: c.body });
       const err = ERRORS[c.error];
       assert.equal(res.status, err.status, res.text());
-      assert.deepEqual(res.json(), { error: err.message, status: err.status, schema_version: '1.0' });
+      if (c.page) {
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+        assert.ok(res.text().includes(escapeHtml(err.message)), 'the page says why');
+      } else assert.deepEqual(res.json(), { error: err.message, status: err.status, schema_version: '1.0' });
       for (const [name, value] of Object.entries(err.headers)) assert.equal(res.headers[name.toLowerCase()], value);
       if (c.op) produced.set(c.op, (produced.get(c.op) ?? new Set()).add(res.status));
       if (c.op === null && res.status === 405) {

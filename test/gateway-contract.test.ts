@@ -215,7 +215,7 @@ describe('authentication', () => {
     ['/', 'text/html; charset=utf-8'],
     ['/docs', 'text/html; charset=utf-8'],
     ['/assets/site.css', 'text/css; charset=utf-8'],
-    ['/assets/register.js', 'text/javascript; charset=utf-8'],
+    ['/assets/page.js', 'text/javascript; charset=utf-8'],
   ];
   for (const [path, type] of pages) {
     it(`${path} needs no key and is served as ${type.split(';')[0]} with its security headers`, async () => {
@@ -271,9 +271,9 @@ describe('registration', () => {
   const bad: [string, Record<string, string>, string | Buffer, number, string][] = [
     ['no content type', {}, '{"email":"a@example.com"}', 415, MESSAGES.unsupportedType],
     [
-      'a form body',
-      { 'content-type': 'application/x-www-form-urlencoded' },
-      'email=a@example.com',
+      'a multipart form (the front door posts url-encoded)',
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@example.com\r\n--x--\r\n',
       415,
       MESSAGES.unsupportedType,
     ],

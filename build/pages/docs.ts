@@ -1,5 +1,6 @@
 // GET /docs: the API reference, rendered at build time from the OpenAPI document, with an example
 // request and a real example response (from this build's own bodies) for every operation.
+import { ORIGIN_PLACEHOLDER } from './home.ts';
 import { escapeHtml, page } from './layout.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON
@@ -14,11 +15,24 @@ export interface Example {
 }
 
 const pretty = (v: unknown) => escapeHtml(JSON.stringify(v, null, 2));
+/** An example command, escaped, its host marked for the page's script to replace with its own origin. */
+const command = (s: string) =>
+  escapeHtml(s).replaceAll(ORIGIN_PLACEHOLDER, `<span class="origin">${ORIGIN_PLACEHOLDER}</span>`);
+/** Example answers longer than this many lines are folded (a summary that opens them). */
+const FOLD_LINES = 24;
 const anchor = (method: string, path: string) =>
   `op-${method}-${path
     .replace(/[^a-z0-9]+/gi, '-')
     .replace(/^-|-$/g, '')
     .toLowerCase()}`;
+
+/** The example's answer; a long one folded, its status line as the summary. */
+function exampleAnswer(example: Example): string {
+  const text = `HTTP/1.1 ${example.status}${(example.headers ?? []).map((h) => `\n${escapeHtml(h)}`).join('')}${example.body !== undefined ? `\n\n${pretty(example.body)}` : ''}`;
+  const pre = `<pre tabindex="0"><code>${text}</code></pre>`;
+  if (text.split('\n').length <= FOLD_LINES) return pre;
+  return `<details><summary>HTTP/1.1 ${example.status}: the whole answer (${text.split('\n').length} lines)</summary>\n${pre}</details>`;
+}
 
 function operation(path: string, method: string, op: Json, example: Example | undefined): string {
   const params = (op.parameters ?? []) as Json[];
@@ -29,28 +43,28 @@ function operation(path: string, method: string, op: Json, example: Example | un
     )
     .join('\n');
   const body = op.requestBody
-    ? `<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>, at most 1 KiB).</p>`
+    ? `<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>, at most 1 KiB), or the same field as a form (<code>application/x-www-form-urlencoded</code>, as the home page's form sends it without JavaScript), which is answered with an HTML page.</p>`
     : '';
   const responses = Object.entries(op.responses as Json)
     .map(([status, r]) => {
       const headers = Object.keys((r as Json).headers ?? {});
-      return `<tr data-status="${escapeHtml(status)}"><td><code>${escapeHtml(status)}</code></td><td>${escapeHtml((r as Json).description ?? '')}${headers.length ? `<br><span class="hint">Headers: ${headers.map((h) => `<code>${escapeHtml(h)}</code>`).join(', ')}</span>` : ''}</td></tr>`;
+      return `<tr data-status="${escapeHtml(status)}"><td><code>${escapeHtml(status)}</code></td><td>${escapeHtml((r as Json).description ?? '')}${headers.length ? `<br><span class="hint">Headers: ${headers.map((h) => `<code class="name">${escapeHtml(h)}</code>`).join(', ')}</span>` : ''}</td></tr>`;
     })
     .join('\n');
   const needsKey = Array.isArray(op.security) && op.security.length > 0;
   return `<section class="op" id="${anchor(method, path)}" data-path="${escapeHtml(path)}" data-method="${method}">
 <h2><span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h2>
 <p>${escapeHtml(op.summary ?? '')}${/[.!?]$/.test(op.summary ?? '') ? '' : '.'}${needsKey ? ' Needs <code>X-API-Key</code>.' : ' No key needed.'}</p>
-${paramRows ? `<div class="scroll"><table><caption>Parameters</caption><thead><tr><th scope="col">name</th><th scope="col">in</th><th scope="col">required</th><th scope="col">notes</th></tr></thead><tbody>\n${paramRows}\n</tbody></table></div>` : ''}
+${paramRows ? `<div class="scroll" tabindex="0" role="region" aria-label="Parameters of ${method.toUpperCase()} ${escapeHtml(path)}"><table><caption>Parameters</caption><thead><tr><th scope="col">name</th><th scope="col">in</th><th scope="col">required</th><th scope="col">notes</th></tr></thead><tbody>\n${paramRows}\n</tbody></table></div>` : ''}
 ${body}
-<div class="scroll"><table><caption>Responses</caption><thead><tr><th scope="col">status</th><th scope="col">meaning</th></tr></thead><tbody>
+<div class="scroll" tabindex="0" role="region" aria-label="Responses of ${method.toUpperCase()} ${escapeHtml(path)}"><table><caption>Responses</caption><thead><tr><th scope="col">status</th><th scope="col">meaning</th></tr></thead><tbody>
 ${responses}
 </tbody></table></div>
 ${
   example
     ? `<h3>Example</h3>
-<pre><code>${escapeHtml(example.request)}</code></pre>
-<pre><code>HTTP/1.1 ${example.status}${(example.headers ?? []).map((h) => `\n${escapeHtml(h)}`).join('')}${example.body !== undefined ? `\n\n${pretty(example.body)}` : ''}</code></pre>${example.note ? `\n<p class="hint">${escapeHtml(example.note)}</p>` : ''}`
+<pre tabindex="0"><code>${command(example.request)}</code></pre>
+${exampleAnswer(example)}${example.note ? `\n<p class="hint">${escapeHtml(example.note)}</p>` : ''}`
     : ''
 }
 </section>`;
@@ -67,11 +81,15 @@ export function renderDocs(openapi: Json, examples: Record<string, Example>): st
       );
     }
   }
-  const body = `<h1>API reference</h1>
-<p class="lead">${escapeHtml(openapi.info.description)} The machine-readable form is <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${escapeHtml(openapi.openapi)}).</p>
-<nav aria-label="Operations"><ul class="toc">
+  const body = `<div class="docs">
+<nav class="side" aria-label="Operations"><details><summary>On this page</summary><ul>
+<li><a href="#basics">Basics</a></li>
+<li><a href="#limits">Rate limit and syncing</a></li>
 ${toc.join('\n')}
-</ul></nav>
+</ul></details></nav>
+<div class="content">
+<h1>API reference</h1>
+<p class="lead">${escapeHtml(openapi.info.description)} The machine-readable form is <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${escapeHtml(openapi.openapi)}).</p>
 
 <section aria-labelledby="basics">
 <h2 id="basics">Basics</h2>
@@ -92,10 +110,14 @@ ${toc.join('\n')}
 </ul>
 </section>
 
-${ops.join('\n\n')}`;
+${ops.join('\n\n')}
+</div>
+</div>`;
   return page({
     title: 'API reference: grain grading tables',
     description: 'Every endpoint of the grain grading tables API, with examples.',
     body,
+    wide: true,
+    script: '/assets/page.js',
   });
 }

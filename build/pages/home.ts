@@ -1,6 +1,10 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
 import type { GrainRecord } from '../types.ts';
 import { escapeHtml, page } from './layout.ts';
+import { keyResult, registrationForm } from './register-form.ts';
+
+/** Examples name this host until the page's script puts the origin it was served from in its place. */
+export const ORIGIN_PLACEHOLDER = 'https://grain.example.net';
 
 export function renderHome(grains: GrainRecord[]): string {
   const years = [...new Set(grains.map((g) => g.effective_crop_year))].sort();
@@ -20,6 +24,15 @@ export function renderHome(grains: GrainRecord[]): string {
 grades, grading factors, per-grade limits, floor rules and footnotes, with a changelog of every update.
 Made for grain-handling and grading software that keeps a copy and syncs it now and then.</p>
 
+<section aria-labelledby="get-key" class="register">
+<h2 id="get-key">Get a free API key</h2>
+<p>Keys are free and issued at once. Registering again with the same address gives you another key and stops none (at most 5 live keys an address); revoke a key with <code>DELETE /api/keys/current</code>.</p>
+${registrationForm()}
+<div id="result" class="result" hidden>
+${keyResult('', '', 'h3')}
+</div>
+</section>
+
 <section aria-labelledby="source">
 <h2 id="source">Where the numbers come from</h2>
 <p>Every number is the Commission's, exactly as its <cite>Official Grain Grading Guide</cite> prints it (with the
@@ -28,33 +41,11 @@ cell by cell. Tables in force for the crop year${years.length > 1 ? 's' : ''} ${
 last checked against the Commission's pages on <time datetime="${escapeHtml(checked)}">${escapeHtml(checked)}</time>.</p>
 </section>
 
-<section aria-labelledby="get-key">
-<h2 id="get-key">Get a free API key</h2>
-<p>Keys are free and issued at once. Registering again with the same address gives you another key and stops none (at most 5 live keys an address); revoke a key with <code>DELETE /api/keys/current</code>.</p>
-<form id="register-form" novalidate>
-  <label for="email">E-mail address</label>
-  <div class="field">
-    <input id="email" name="email" type="email" autocomplete="email" required aria-describedby="email-error email-hint" maxlength="254">
-    <button type="submit">Get a key</button>
-  </div>
-  <p id="email-hint" class="hint">We store the address and a hash of your key, nothing else.</p>
-  <p id="email-error" class="error" role="alert" aria-live="assertive"></p>
-</form>
-<noscript><p>Without JavaScript: <code>curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' [this address]/api/register</code></p></noscript>
-<div id="result" class="result" hidden>
-  <h3 id="result-title" tabindex="-1">Your API key</h3>
-  <p class="warning"><strong>Copy it now: it is shown only once.</strong> We keep only a hash of it and cannot show it again.
-  If you lose it, register again for a new one.</p>
-  <div class="field"><input id="api-key" type="text" readonly aria-label="Your API key" spellcheck="false"><button type="button" id="copy">Copy</button></div>
-  <p id="copy-status" class="hint" aria-live="polite"></p>
-  <p>Try it (keep the key out of client-side code and public repositories, for instance in an environment variable):</p>
-  <pre><code id="curl-line"></code></pre>
-</div>
-</section>
+
 
 <section aria-labelledby="classes">
 <h2 id="classes">Grain classes</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0" role="region" aria-label="Table of the grain classes"><table>
 <caption>${grains.length} supported grain classes</caption>
 <thead><tr><th scope="col">grain_id</th><th scope="col">Name</th></tr></thead>
 <tbody>
@@ -66,16 +57,17 @@ ${rows}
 <section aria-labelledby="use">
 <h2 id="use">Using it</h2>
 <ul>
-<li>Send your key in the <code>X-API-Key</code> header; each key may make 100 requests an hour.</li>
+<li>Send your key in the <code>X-API-Key</code> header (below); each key may make 100 requests an hour.</li>
 <li>Sync by polling <code>GET /api/changelog</code>, and send <code>If-None-Match</code> with the ETag you have: a 304 costs nothing.</li>
 <li>On a 429, wait the seconds in <code>Retry-After</code>.</li>
 </ul>
+<pre tabindex="0" aria-label="Example request"><code>curl -H "X-API-Key: $GRAIN_API_KEY" '<span class="origin">${ORIGIN_PLACEHOLDER}</span>/api/grains/CWRS'</code></pre>
 <p>Every endpoint, with examples: <a href="/docs">API reference</a>.</p>
 </section>`;
   return page({
     title: 'Grain grading tables: free JSON API of the Official Grain Grading Guide tables',
     description: 'Primary grade determination tables of the Canadian Grain Commission as JSON, with free API keys.',
     body,
-    script: '/assets/register.js',
+    script: '/assets/page.js',
   });
 }

@@ -1,15 +1,23 @@
-// The shell shared by the service's pages: plain HTML, one stylesheet and (on the home page) one
-// small script, all served by the service itself (no other host: users may sit behind strict networks).
+// The shell shared by the service's pages: plain HTML, one stylesheet and one small script that
+// enhances what works without it, all served by the
+// service itself (no other host: users may sit behind strict networks).
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-export function page(opts: { title: string; description: string; body: string; script?: string }): string {
+export function page(opts: {
+  title: string;
+  description: string;
+  body: string;
+  script?: string;
+  wide?: boolean;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${escapeHtml(opts.title)}</title>
 <meta name="description" content="${escapeHtml(opts.description)}">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
@@ -18,7 +26,7 @@ ${opts.script ? `<script src="${opts.script}" defer></script>\n` : ''}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
-<main id="main">
+<main id="main"${opts.wide ? ' class="wide"' : ''}>
 ${opts.body}
 </main>
 <footer><p>Data: Canadian Grain Commission, <cite>Official Grain Grading Guide</cite>, primary grade determination tables. This service is not the Commission's.</p></footer>

@@ -42,8 +42,14 @@ export function responseChecker(doc: Json) {
     for (const h of Object.keys(declared.headers ?? {})) {
       if (r.headers[h.toLowerCase()] === undefined) problems.push(`${where}: no ${h} header`);
     }
-    const ref = declared.content?.['application/json']?.schema?.$ref as string | undefined;
-    if (ref && method !== 'HEAD' && r.body.length > 0) {
+    // the body is held against the declaration of its own media type (JSON, or the form's pages)
+    const type = String(r.headers['content-type'] ?? '')
+      .split(';', 1)[0]!
+      .trim();
+    if (declared.content && method !== 'HEAD' && r.body.length > 0 && !declared.content[type])
+      problems.push(`${where}: Content-Type ${type} is not declared`);
+    const ref = declared.content?.[type]?.schema?.$ref as string | undefined;
+    if (ref && type === 'application/json' && method !== 'HEAD' && r.body.length > 0) {
       const validate = ajv.getSchema(`openapi.json${ref}`)!;
       if (!validate(JSON.parse(decode(r).toString()))) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
     }

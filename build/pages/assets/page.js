@@ -1,16 +1,76 @@
-// The registration form of GET /: posts the address to /api/register and shows the new key once.
-// Errors from the API are shown in its own words next to the field.
+// The pages' one script. Everything works without it; it adds what needs it: copy buttons on the
+// key and on every example, examples that name the origin the page was served from, and on GET /
+// the registration form posting as JSON and showing the new key in place, where the eye is.
 'use strict';
 (function () {
+  var each = function (selector, fn) {
+    Array.prototype.forEach.call(document.querySelectorAll(selector), fn);
+  };
+
+  // Examples are built with a placeholder host: this page's own origin goes in its place.
+  each('.origin', function (span) {
+    span.textContent = location.origin;
+  });
+
+  // One live region says what a copy button did.
+  var status = document.getElementById('copy-status');
+  if (!status) {
+    status = document.createElement('p');
+    status.className = 'visually-hidden';
+    status.setAttribute('aria-live', 'polite');
+    document.body.appendChild(status);
+  }
+  function copy(source, what) {
+    var text = source.textContent;
+    var selectIt = function () {
+      var range = document.createRange();
+      range.selectNodeContents(source);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      status.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(function () {
+        status.textContent = what + ' copied to the clipboard.';
+      }, selectIt);
+    } else selectIt();
+  }
+  each('button[data-copy]', function (button) {
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      copy(source, button.textContent.replace(/^Copy /, '').replace(/^./, function (c) { return c.toUpperCase(); }));
+    });
+  });
+  // Every other example gets a button of its own.
+  each('pre', function (pre) {
+    if (pre.parentNode.className === 'copyable') return;
+    var box = document.createElement('div');
+    box.className = 'copyable';
+    pre.parentNode.insertBefore(box, pre);
+    box.appendChild(pre);
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'copy';
+    button.textContent = 'Copy';
+    button.setAttribute('aria-label', 'Copy this example');
+    button.addEventListener('click', function () {
+      copy(pre, 'Example');
+    });
+    box.appendChild(button);
+  });
+
+  // GET /: the form posts as JSON and the key appears in place of the form. Elsewhere (the page
+  // answering a refused form post) the form posts as it is.
   var form = document.getElementById('register-form');
+  var result = document.getElementById('result');
+  if (!form || !result) return;
   var input = document.getElementById('email');
   var error = document.getElementById('email-error');
   var button = form.querySelector('button[type=submit]');
-  var result = document.getElementById('result');
   var keyField = document.getElementById('api-key');
   var curl = document.getElementById('curl-line');
-  var copy = document.getElementById('copy');
-  var copyStatus = document.getElementById('copy-status');
 
   function fail(message) {
     error.textContent = message;
@@ -36,11 +96,13 @@
       })
       .then(function (r) {
         if (r.status === 201 && r.body && r.body.api_key) {
-          keyField.value = r.body.api_key;
-          curl.textContent = "curl -H 'X-API-Key: " + r.body.api_key + "' " + location.origin + '/api/grains';
-          copyStatus.textContent = '';
+          keyField.textContent = r.body.api_key;
+          curl.textContent = "curl -H 'X-API-Key: " + r.body.api_key + "' '" + location.origin + "/api/grains'";
+          status.textContent = '';
+          form.hidden = true;
           result.hidden = false;
-          document.getElementById('result-title').focus();
+          result.scrollIntoView({ block: 'start' });
+          document.getElementById('result-title').focus({ preventScroll: true });
         } else {
           fail((r.body && r.body.error) || 'Registration failed (status ' + r.status + '). Please try again.');
         }
@@ -51,18 +113,5 @@
       .finally(function () {
         button.disabled = false;
       });
-  });
-
-  copy.addEventListener('click', function () {
-    var done = function () { copyStatus.textContent = 'Copied to the clipboard.'; };
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(keyField.value).then(done, function () {
-        keyField.select();
-        copyStatus.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
-      });
-    } else {
-      keyField.select();
-      copyStatus.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
-    }
   });
 })();
