@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { bundleClient } from './bundle.ts';
 import { buildOpenApi } from './openapi.ts';
 import { type Example, renderDocs } from './pages/docs.ts';
+import { renderGradePage } from './pages/grade.ts';
 import { ORIGIN_PLACEHOLDER, renderHome } from './pages/home.ts';
 import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
 import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, PAGE_TEMPLATES } from './site-format.ts';
@@ -55,6 +56,7 @@ export function compileBodies(ds: Dataset): Map<string, string> {
   // The front door (issue 7): pages and their assets are bodies like any other.
   bodies.set('/', renderHome(ds.grains));
   bodies.set('/docs', renderDocs(openapi, examples(ds)));
+  bodies.set('/grade', renderGradePage(ds.grains));
   // The answers to the front door's form post, filled by the gateway (issue 19)
   bodies.set(PAGE_TEMPLATES.registered, renderRegistered());
   bodies.set(PAGE_TEMPLATES.registerError, renderRegisterError());
@@ -68,6 +70,7 @@ const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, i
 const ASSETS: Record<string, string> = {
   '/assets/site.css': asset('site.css'),
   '/assets/page.js': asset('page.js'),
+  '/assets/grade-page.js': asset('grade-page.js'),
   '/assets/icon.svg': asset('icon.svg'),
 };
 

@@ -8,7 +8,8 @@ export const CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Every route is JSON but the front door's pages and assets. */
 export function contentTypeOf(route: string): string {
-  if (route === '/' || route === '/docs' || route.startsWith('/_templates/')) return 'text/html; charset=utf-8';
+  if (route === '/' || route === '/docs' || route === '/grade' || route.startsWith('/_templates/'))
+    return 'text/html; charset=utf-8';
   if (route.endsWith('.css')) return 'text/css; charset=utf-8';
   if (route.endsWith('.js')) return 'text/javascript; charset=utf-8';
   if (route.endsWith('.svg')) return 'image/svg+xml';

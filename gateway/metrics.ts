@@ -21,6 +21,7 @@ export const ROUTES = [
   '/api/openapi.json',
   '/',
   '/docs',
+  '/grade',
   '/assets/*',
   '/client/*',
   'other',
@@ -42,9 +43,10 @@ export function routeOf(url: string): number {
   if (is(url, '/api/openapi.json')) return 7;
   if (is(url, '/')) return 8;
   if (is(url, '/docs')) return 9;
-  if (url.startsWith('/assets/')) return 10;
-  if (url.startsWith('/client/')) return 11;
-  return 12;
+  if (is(url, '/grade')) return 10;
+  if (url.startsWith('/assets/')) return 11;
+  if (url.startsWith('/client/')) return 12;
+  return 13;
 }
 
 /** Request durations, seconds: a cached body is answered in well under a millisecond. */

@@ -123,6 +123,7 @@ export function route(method: string, target: string, site: Site): Routed {
     path === '/api/openapi.json' ||
     path === '/' ||
     path === '/docs' ||
+    path === '/grade' ||
     path.startsWith('/assets/') ||
     path.startsWith('/client/')
   )

@@ -106,8 +106,10 @@ describe('build', () => {
     const pages = [
       '/',
       '/docs',
+      '/grade',
       '/assets/site.css',
       '/assets/page.js',
+      '/assets/grade-page.js',
       '/assets/icon.svg',
       '/client/grade.js',
       '/client/api.js',

@@ -1,5 +1,5 @@
 // The shell shared by the service's pages: plain HTML, one stylesheet and one small script that
-// enhances what works without it, all served by the
+// enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -10,6 +10,8 @@ export function page(opts: {
   description: string;
   body: string;
   script?: string;
+  /** An ES module of the page's own (the grading page's). */
+  module?: string;
   wide?: boolean;
 }): string {
   return `<!doctype html>
@@ -22,10 +24,10 @@ export function page(opts: {
 <meta name="description" content="${escapeHtml(opts.description)}">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
-${opts.script ? `<script src="${opts.script}" defer></script>\n` : ''}</head>
+${opts.script ? `<script src="${opts.script}" defer></script>\n` : ''}${opts.module ? `<script type="module" src="${opts.module}"></script>\n` : ''}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
+<header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a> <a href="/grade">Grade a sample</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
 <main id="main"${opts.wide ? ' class="wide"' : ''}>
 ${opts.body}
 </main>

@@ -1,0 +1,176 @@
+// GET /grade: loads a class's record with the visitor's key, makes the sample's inputs from the
+// record (units, the decimals the table prints, the judgements its cells ask for, the track,
+// region and colour where they matter) and grades with the published grader module. The key and
+// the record live in this module's variables only: nothing is stored, nothing goes in a URL.
+import { grade } from '/client/grade.js';
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, text) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+let record = null;
+const labels = new Map();
+
+function field(id, label, control, hint) {
+  const box = el('div', { class: 'sample-field' });
+  box.append(el('label', { for: id }, label), control);
+  if (hint) {
+    control.setAttribute('aria-describedby', `${id}-hint`);
+    box.append(el('p', { id: `${id}-hint`, class: 'hint' }, hint));
+  }
+  return box;
+}
+
+function choice(id, label, values, hint) {
+  const select = el('select', { id, name: id });
+  select.append(el('option', { value: '' }, '(not given)'));
+  for (const v of values) select.append(el('option', { value: v }, v));
+  return field(id, label, select, hint);
+}
+
+/** The sample's inputs, made from the record. */
+function fieldsFor(r) {
+  const box = $('sample-fields');
+  box.replaceChildren();
+  labels.clear();
+  const general = [];
+  if (r.variety_tracks) general.push(choice('track', 'Variety track', r.variety_tracks.map((t) => t.track_id)));
+  if (r.colours) general.push(choice('colour', 'Colour', r.colours));
+  const regional = r.factor_groups.some((g) => g.factors.some((f) => (f.fallthrough_outcomes ?? []).some((o) => o.region)));
+  if (regional) general.push(choice('region', 'Region', ['western', 'eastern'], 'Where an outcome depends on it.'));
+  if (general.length) {
+    const set = el('fieldset');
+    set.append(el('legend', {}, 'The sample'), ...general);
+    box.append(set);
+  }
+  for (const g of r.factor_groups) {
+    const set = el('fieldset');
+    set.append(el('legend', {}, g.group_label));
+    for (const f of g.factors) {
+      labels.set(f.factor_id, f.factor_label);
+      const cells = Object.values(f.thresholds);
+      const numeric = cells.filter((c) => c.value_type === 'numeric');
+      if (numeric.length || f.is_aggregate) {
+        const decimals = Math.max(0, ...numeric.map((c) => c.decimals ?? 0));
+        const input = el('input', { id: `v-${f.factor_id}`, type: 'number', step: String(10 ** -decimals), inputmode: 'decimal' });
+        input.dataset.factor = f.factor_id;
+        const unit = f.unit ? ` (${f.unit})` : '';
+        const which = f.threshold_direction === 'minimum' ? 'a minimum' : f.is_aggregate ? 'a Total' : 'a maximum';
+        set.append(field(input.id, `${f.factor_label}${unit}`, input, `${which}; the table prints ${decimals} decimal${decimals === 1 ? '' : 's'}`));
+      }
+      for (const key of new Set(cells.map((c) => c.partial?.key).filter(Boolean))) {
+        const input = el('input', { id: `v-${key}`, type: 'number', step: 'any', inputmode: 'decimal' });
+        input.dataset.factor = key;
+        set.append(field(input.id, `${f.factor_label}: ${key.replace(/_/g, ' ')}`, input));
+      }
+      if (cells.some((c) => c.value_type.startsWith('qualitative'))) {
+        const ladder = r.grades;
+        const select = el('select', { id: `j-${f.factor_id}` });
+        select.dataset.judged = f.factor_id;
+        select.append(el('option', { value: '' }, '(not judged)'));
+        for (const gname of ladder) select.append(el('option', { value: gname }, gname));
+        set.append(field(select.id, `${f.factor_label}: the best grade it was judged to meet`, select));
+      }
+    }
+    box.append(set);
+  }
+}
+
+/** The sample as the grader takes it, from the inputs given. */
+function sampleOf() {
+  const sample = { values: {}, judgments: {} };
+  for (const input of document.querySelectorAll('#sample-fields input[data-factor]')) {
+    if (input.value !== '') sample.values[input.dataset.factor] = Number(input.value);
+  }
+  for (const select of document.querySelectorAll('#sample-fields select[data-judged]')) {
+    if (select.value) sample.judgments[select.dataset.judged] = select.value;
+  }
+  for (const name of ['track', 'colour', 'region']) {
+    const select = $(name);
+    if (select?.value) sample[name] = select.value;
+  }
+  return sample;
+}
+
+function show(sample, result) {
+  $('sample-json').textContent = JSON.stringify(sample, null, 2);
+  $('result-json').textContent = JSON.stringify(result, null, 2);
+  const verdict = $('result-grade');
+  const limiting = $('result-limiting');
+  const missing = $('result-missing');
+  limiting.replaceChildren();
+  missing.replaceChildren();
+  if ('error' in result) {
+    verdict.textContent = `The sample cannot be graded: ${result.field}: ${result.error}.`;
+  } else {
+    verdict.textContent =
+      result.result === 'undetermined' ? 'Undetermined: more is needed (below).' : `Grade: ${result.grade}`;
+    if (result.limiting.length) {
+      const table = el('table');
+      table.append(el('caption', {}, 'Limited by'));
+      const head = el('tr');
+      for (const h of ['factor', 'value', 'limit', 'at grade']) head.append(el('th', { scope: 'col' }, h));
+      const thead = el('thead');
+      thead.append(head);
+      table.append(thead);
+      const body = el('tbody');
+      for (const l of result.limiting) {
+        const row = el('tr');
+        for (const v of [labels.get(l.factor_id) ?? l.factor_id, l.value, l.limit, l.grade]) row.append(el('td', {}, String(v ?? '–')));
+        body.append(row);
+      }
+      table.append(body);
+      const scroll = el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Limiting factors' });
+      scroll.append(table);
+      limiting.append(scroll);
+    }
+    if (result.missing.length) {
+      missing.append(el('p', {}, 'Missing: what would decide it.'));
+      const list = el('ul');
+      for (const m of result.missing) list.append(el('li', {}, labels.get(m) ?? m));
+      missing.append(list);
+    }
+  }
+  $('result').hidden = false;
+  $('graded-title').focus();
+}
+
+$('load-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const error = $('load-error');
+  const key = $('key');
+  error.textContent = '';
+  key.removeAttribute('aria-invalid');
+  const id = $('grain').value;
+  let res;
+  try {
+    res = await fetch(`/api/grains/${encodeURIComponent(id)}`, { headers: { 'X-API-Key': key.value.trim() } });
+  } catch {
+    error.textContent = 'The service could not be reached. Check your connection and try again.';
+    return;
+  }
+  const body = await res.json().catch(() => null);
+  if (!res.ok || !body) {
+    error.textContent = body?.error ?? `The class could not be loaded (status ${res.status}).`;
+    if (res.status === 401) {
+      key.setAttribute('aria-invalid', 'true');
+      key.focus();
+    }
+    return;
+  }
+  record = body;
+  fieldsFor(record);
+  $('result').hidden = true;
+  $('sample-form').hidden = false;
+  $('sample-title').focus();
+});
+
+$('sample-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!record) return;
+  const sample = sampleOf();
+  show(sample, grade(record, sample));
+});

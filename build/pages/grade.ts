@@ -1,0 +1,59 @@
+// GET /grade (issue 19): grade a sample in the browser. The page loads a class's record with the
+// visitor's key (kept in the page's memory only: never stored, never in a URL), makes the inputs
+// from the record, and grades with the published grader module (/client/grade.js), as
+// `npm run grade` does. Without JavaScript it says what it needs.
+import type { GrainRecord } from '../types.ts';
+import { escapeHtml, page } from './layout.ts';
+
+export function renderGradePage(grains: GrainRecord[]): string {
+  const options = grains
+    .map(
+      (g) =>
+        `<option value="${escapeHtml(g.grain_id)}">${escapeHtml(g.grain_id)}: ${escapeHtml(g.grain_name)}</option>`,
+    )
+    .join('\n');
+  const body = `<h1>Grade a sample</h1>
+<p class="lead">Type what was measured and judged of a sample; the grade, the factors that limit it and what is
+still missing are worked out here in your browser, by the same grader module programs import
+(<a href="/client/grade.js"><code>/client/grade.js</code></a>, described in the <a href="/docs">API reference</a>).</p>
+<noscript><p class="warning">This page needs JavaScript: the grading runs in your browser. Without it, use
+<code>npm run grade</code> or import the grader module in your own program.</p></noscript>
+
+<form id="load-form" novalidate>
+  <label for="key">Your API key</label>
+  <div class="field"><input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required aria-describedby="key-hint load-error"></div>
+  <p id="key-hint" class="hint">Kept in this page's memory only, and sent only to this service to load the class. <a href="/">Get a free key</a>.</p>
+  <label for="grain">Grain class</label>
+  <div class="field"><select id="grain" name="grain">
+${options}
+</select><button type="submit">Load the class</button></div>
+  <p id="load-error" class="error" role="alert" aria-live="assertive"></p>
+</form>
+
+<form id="sample-form" hidden novalidate>
+  <h2 id="sample-title" tabindex="-1">The sample</h2>
+  <p class="hint">Leave a value empty if it was not measured: a maximum factor left empty counts as 0; a minimum, a
+  Total and a judgement must be given, or the result says it is missing. Values are rounded to the decimals the
+  table prints before they are compared.</p>
+  <div id="sample-fields"></div>
+  <button type="submit">Grade</button>
+</form>
+
+<section id="result" aria-live="polite" aria-labelledby="graded-title" hidden>
+  <h2 id="graded-title" tabindex="-1">Result</h2>
+  <p id="result-grade" class="verdict"></p>
+  <div id="result-limiting"></div>
+  <div id="result-missing"></div>
+  <details><summary>The sample and the grader's answer as JSON</summary>
+  <pre tabindex="0"><code id="sample-json"></code></pre>
+  <pre tabindex="0"><code id="result-json"></code></pre>
+  </details>
+</section>`;
+  return page({
+    title: 'Grade a sample: grain grading tables',
+    description: "Grade a grain sample against the Official Grain Grading Guide's tables, in your browser.",
+    body,
+    script: '/assets/page.js',
+    module: '/assets/grade-page.js',
+  });
+}
