@@ -251,6 +251,24 @@ describe('front door in a browser', { skip }, () => {
         for (const path of ['/', '/docs']) {
           it(`axe finds no violation on ${path} (${state})`, async () => {
             const page = await open(width, { height, javaScript, dark, path });
+            if (path === '/docs') {
+              // header and parameter names are never broken inside a name
+              const broken = await page
+                .locator('code.name')
+                .evaluateAll((els) => els.filter((e) => e.getClientRects().length > 1).map((e) => e.textContent));
+              assert.deepEqual(broken, []);
+              // the navigation stays at hand: a side list on a laptop, a menu on a phone
+              const nav = page.locator('nav.side');
+              assert.equal(await nav.evaluate((e) => getComputedStyle(e).position), 'sticky');
+              await page.locator('#op-get-api-changelog').scrollIntoViewIfNeeded();
+              const box = (await nav.boundingBox())!;
+              assert.ok(box.y >= 0 && box.y < height, 'still in view further down the page');
+              if (width >= 960) assert.ok(await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible());
+              else {
+                await nav.getByText('On this page').click();
+                assert.ok(await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible(), 'the menu opens');
+              }
+            }
             assert.deepEqual(await violations(page, javaScript, dark), []);
             await closeClean(page);
           });

@@ -39,7 +39,7 @@ function operation(path: string, method: string, op: Json, example: Example | un
   const paramRows = params
     .map(
       (p) =>
-        `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}${p.schema?.default !== undefined ? ` Default ${escapeHtml(String(p.schema.default))}.` : ''}${p.schema?.maximum !== undefined ? ` ${p.schema.minimum}–${p.schema.maximum}.` : ''}</td></tr>`,
+        `<tr><td><code class="name">${escapeHtml(p.name)}</code></td><td>${escapeHtml(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${escapeHtml(p.description ?? '')}${p.schema?.default !== undefined ? ` Default ${escapeHtml(String(p.schema.default))}.` : ''}${p.schema?.maximum !== undefined ? ` ${p.schema.minimum}–${p.schema.maximum}.` : ''}</td></tr>`,
     )
     .join('\n');
   const body = op.requestBody
