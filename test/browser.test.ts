@@ -140,6 +140,22 @@ describe('front door in a browser', { skip }, () => {
     await closeClean(page);
   });
 
+  it('registers with the keyboard alone without JavaScript: the answer page shows the key first', async () => {
+    const page = await open(390, { height: 844, javaScript: false });
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'email'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.id ?? '');
+    }
+    assert.equal(focused, 'email', 'the field is reached with Tab');
+    await page.keyboard.type('keyboard-nojs@example.com');
+    await page.keyboard.press('Enter');
+    await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
+    assert.equal(page.url(), `${t.url}/api/register`, 'the address is not in the URL');
+    assert.equal(await page.locator('h1').textContent(), 'Your API key');
+    await closeClean(page);
+  });
+
   it('the API reference lists every path and status of the OpenAPI document, with an example each', async () => {
     const doc = (await get(t.url, '/api/openapi.json')).json();
     const page = await open();
