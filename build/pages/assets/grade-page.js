@@ -73,6 +73,15 @@ function fieldsFor(r) {
         select.append(el('option', { value: '' }, '(not judged)'));
         for (const gname of ladder) select.append(el('option', { value: gname }, gname));
         set.append(field(select.id, `${f.factor_label}: the best grade it was judged to meet`, select));
+        // a floor rule caps how low a judgement on its account takes the sample (grading.md)
+        const accounts = (r.grade_floor_rules ?? []).filter((rule) => rule.factor_ids.includes(f.factor_id));
+        if (accounts.length) {
+          const account = el('select', { id: `a-${f.factor_id}` });
+          account.dataset.account = f.factor_id;
+          account.append(el('option', { value: '' }, '(no particular account)'));
+          for (const rule of accounts) account.append(el('option', { value: rule.account }, rule.account));
+          set.append(field(account.id, `${f.factor_label}: judged on account of`, account));
+        }
       }
     }
     box.append(set);
@@ -87,6 +96,9 @@ function sampleOf() {
   }
   for (const select of document.querySelectorAll('#sample-fields select[data-judged]')) {
     if (select.value) sample.judgments[select.dataset.judged] = select.value;
+  }
+  for (const select of document.querySelectorAll('#sample-fields select[data-account]')) {
+    if (select.value) (sample.accounts ??= {})[select.dataset.account] = select.value;
   }
   for (const name of ['track', 'colour', 'region']) {
     const select = $(name);
