@@ -1,5 +1,5 @@
 // Small datasets of our own making, written to temporary folders, for the build and validation tests.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,7 +32,17 @@ export const OTHER_WHEAT = [
   'CEFD',
 ];
 
-export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), `grain-${prefix}-`));
+/** Folders made by this test process: removed when it exits (KEEP_TEST_DIRS=1 keeps them to look at). */
+const made: string[] = [];
+process.once('exit', () => {
+  if (process.env.KEEP_TEST_DIRS === '1') return;
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `grain-${prefix}-`));
+  made.push(dir);
+  return dir;
+}
 
 /** A valid grain file; the validation tests change one thing at a time. Line numbers matter there. */
 export const baseGrain = (id = 'TEST') => `grain_id: ${id}
