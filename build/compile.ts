@@ -5,9 +5,16 @@ import { bundleClient } from './bundle.ts';
 import { buildOpenApi } from './openapi.ts';
 import { type Example, renderDocs } from './pages/docs.ts';
 import { renderGradePage } from './pages/grade.ts';
-import { ORIGIN_PLACEHOLDER, renderHome } from './pages/home.ts';
+import { renderHome } from './pages/home.ts';
 import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, PAGE_TEMPLATES } from './site-format.ts';
+import {
+  CHANGELOG_MAX_LIMIT,
+  changelogKey,
+  GRAIN_LIST_KEY,
+  grainKey,
+  ORIGIN_PLACEHOLDER,
+  PAGE_TEMPLATES,
+} from './site-format.ts';
 import { type ChangelogEntry, type GrainRecord, type GrainSummary, SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
 

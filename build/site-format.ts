@@ -100,3 +100,10 @@ export const PAGE_TEMPLATES = {
   registerError: '/_templates/register-error',
 } as const;
 export const TEMPLATE_SLOT = /\{\{([a-z_]+)\}\}/g;
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text as HTML text or attribute value: how the build writes pages and the gateway fills slots. */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** The host examples name until a page's script (or, answering a form, the gateway) knows its own. */
+export const ORIGIN_PLACEHOLDER = 'https://grain.example.net';

@@ -4,7 +4,7 @@
 // holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
 // The front door's form (issue 19) posts the same as application/x-www-form-urlencoded, under the
 // same rules, and is answered with a page: the key once, or the form again with the error.
-import { PAGE_TEMPLATES } from '../build/site-format.ts';
+import { ORIGIN_PLACEHOLDER, PAGE_TEMPLATES } from '../build/site-format.ts';
 import { clientAddress } from './client-address.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { fillPage, pageResponse } from './form-pages.ts';
@@ -35,9 +35,9 @@ export function readEmail(body: Buffer): string {
   return normalEmail(email);
 }
 
-/** The form's body: exactly one `email` field (other fields are ignored). */
-export function readFormEmail(body: Buffer): string {
-  const all = new URLSearchParams(body.toString('utf8')).getAll('email');
+/** The form's fields: exactly one `email` (other fields are ignored). */
+export function readFormEmail(fields: URLSearchParams): string {
+  const all = fields.getAll('email');
   if (all.length !== 1) throw ERRORS.badForm;
   return normalEmail(all[0]!);
 }
@@ -76,7 +76,7 @@ const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 /** The origin the page was asked from, for its example command (a placeholder if Host is odd). */
 function originOf(req: GatewayRequest, trustProxy: number): string {
   const host = req.headers.host;
-  if (typeof host !== 'string' || !HOST.test(host)) return 'https://grain.example.net';
+  if (typeof host !== 'string' || !HOST.test(host)) return ORIGIN_PLACEHOLDER;
   const proto = trustProxy > 0 && req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
   return `${proto}://${host}`;
 }
@@ -119,9 +119,9 @@ export function createRegistration(opts: { store: Store; trustProxy: number; sit
     try {
       if (crossSite(req)) throw ERRORS.crossSiteForm;
       const r = await issue(req, now, async () => {
-        const body = await readBody(req);
-        typed = new URLSearchParams(body.toString('utf8')).get('email') ?? '';
-        return readFormEmail(body);
+        const fields = new URLSearchParams((await readBody(req)).toString('utf8'));
+        typed = fields.get('email') ?? '';
+        return readFormEmail(fields);
       });
       const page = fillPage(opts.site.current, PAGE_TEMPLATES.registered, {
         api_key: r.key,

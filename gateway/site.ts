@@ -12,6 +12,7 @@ import {
   type Pointer,
   parseManifest,
   parsePointer,
+  TEMPLATE_SLOT,
 } from '../build/site-format.ts';
 
 export interface Variant {
@@ -41,8 +42,11 @@ export interface Site {
   /** Upper-case id → canonical id, for case-insensitive matching. */
   grainIds: Map<string, string>;
   routes: Map<string, Resource>;
-  /** The page templates the gateway fills (PAGE_TEMPLATES), as text; absent in older builds. */
-  templates: Map<string, string>;
+  /**
+   * The page templates the gateway fills (PAGE_TEMPLATES), split at their slots once, at load:
+   * text and slot names alternating. Absent in older builds.
+   */
+  templates: Map<string, string[]>;
 }
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
@@ -121,12 +125,12 @@ export async function siteFromManifest(
   );
   const routes = new Map<string, Resource>();
   for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resources.get(hash)!);
-  const templates = new Map<string, string>();
+  const templates = new Map<string, string[]>();
   for (const key of Object.values(PAGE_TEMPLATES)) {
     const hash = manifest.routes[key];
     // a template that cannot be read leaves the form's answers to form-pages.ts's plain pages
     const text = hash && (await readTemplate(manifest.bodies[hash]!.identity.file).catch(() => null));
-    if (text) templates.set(key, text.toString('utf8'));
+    if (text) templates.set(key, text.toString('utf8').split(TEMPLATE_SLOT));
   }
   return {
     buildId: manifest.build_id,

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { escapeHtml } from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -26,9 +27,6 @@ interface Case {
   /** A form post: the answer is a page saying the sentence (HTML-escaped), not JSON. */
   page?: true;
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const DATA_OPS: [op: string, path: string][] = [
   ['GET /api/grains', '/api/grains'],

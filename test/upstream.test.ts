@@ -102,6 +102,15 @@ describe('upstream static origin', () => {
     const a = await startTestGateway({ UPSTREAM_URL: broken.url, SITE_DIR: '/nonexistent' });
     const b = await startTestGateway({ UPSTREAM_URL: doomed.url, SITE_DIR: '/nonexistent' });
     try {
+      // the form's page templates are missing too: its answer is a plain page, still with the key
+      const form = await request(a.url, '/api/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=form-missing%40example.com',
+      });
+      assert.equal(form.status, 201);
+      assert.equal(form.headers['cache-control'], 'no-store');
+      assert.match(form.text(), /^<!doctype html>.*<h1>Your API key<\/h1><p><code>ggt_[A-Za-z0-9_-]{38}<\/code>/);
       const missing = await get(a.url, '/api/grains/SOYBEANS', await register(a.url, 'missing@example.com'));
       assert.equal(missing.status, 502);
       assert.deepEqual(missing.json(), { error: MESSAGES.upstreamFailed, status: 502, schema_version: '1.0' });

@@ -1,6 +1,6 @@
 // GET /docs: the API reference, rendered at build time from the OpenAPI document, with an example
 // request and a real example response (from this build's own bodies) for every operation.
-import { ORIGIN_PLACEHOLDER } from './home.ts';
+import { ORIGIN_PLACEHOLDER } from '../site-format.ts';
 import { escapeHtml, page } from './layout.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON

@@ -1,10 +1,9 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
+
+import { ORIGIN_PLACEHOLDER } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
 import { escapeHtml, page } from './layout.ts';
 import { keyResult, registrationForm } from './register-form.ts';
-
-/** Examples name this host until the page's script puts the origin it was served from in its place. */
-export const ORIGIN_PLACEHOLDER = 'https://grain.example.net';
 
 export function renderHome(grains: GrainRecord[]): string {
   const years = [...new Set(grains.map((g) => g.effective_crop_year))].sort();

@@ -2,8 +2,9 @@
 // enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+import { escapeHtml } from '../site-format.ts';
+
+export { escapeHtml };
 
 export function page(opts: {
   title: string;
