@@ -21,6 +21,7 @@ import {
   register,
   request,
   root,
+  runAccounts,
   spawnGateway,
   startTestGateway,
   type TestGateway,
@@ -402,19 +403,14 @@ describe('operators', () => {
       assert.equal((await get(t.url, '/api/grains', key)).status, 200);
       await t.gateway.store.close(); // the last use is written with the checkpoint (and at close)
       await t.close();
-      const cli = (...args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
-          cwd: root,
-          env: { ...process.env, STATE_DIR: t.stateDir },
-          encoding: 'utf8',
-        });
-      const list = cli('list');
+      const cli = (...args: string[]) => runAccounts({ STATE_DIR: t.stateDir }, ...args);
+      const list = await cli('list');
       assert.equal(list.status, 0, list.stderr);
       assert.match(
         list.stdout,
         /^1\tops@example\.com\tcreated 2026-11-22T12:00:00\.000Z\t2 live key\(s\) of 2\t1 request\(s\)\tlast used 2026-11-22T12:00:00\.000Z\n1 account\(s\)\n$/,
       );
-      const show = cli('show', 'OPS@example.com');
+      const show = await cli('show', 'OPS@example.com');
       assert.equal(show.status, 0, show.stderr);
       const lines = show.stdout.trim().split('\n');
       assert.equal(lines.length, 3);
@@ -424,19 +420,19 @@ describe('operators', () => {
       );
       assert.match(lines[2]!, /^ {2}key 2\tcreated 2026-11-22T12:00:00\.000Z\tlast used -\t0 request\(s\)\tlive$/);
       for (const out of [list.stdout, show.stdout]) assert.ok(!out.includes(key) && !out.includes(other));
-      assert.equal(cli('show', 'nobody@example.com').status, 1);
-      assert.equal(cli('revoke', 'ops@example.com', '9').status, 1, 'a key the account does not have');
-      const one = cli('revoke', 'ops@example.com', '1');
+      assert.equal((await cli('show', 'nobody@example.com')).status, 1);
+      assert.equal((await cli('revoke', 'ops@example.com', '9')).status, 1, 'a key the account does not have');
+      const one = await cli('revoke', 'ops@example.com', '1');
       assert.equal(one.status, 0, one.stderr);
       assert.equal(one.stdout, 'revoked 1 live key(s) of ops@example.com\n');
-      assert.match(cli('show', 'ops@example.com').stdout, /key 1\t.*\trevoked 20\d\d-/);
+      assert.match((await cli('show', 'ops@example.com')).stdout, /key 1\t.*\trevoked 20\d\d-/);
       // a gateway started on the file refuses the revoked key and serves the other
       const g = await startTestGateway({ STATE_DIR: t.stateDir });
       try {
         assert.equal((await get(g.url, '/api/grains', key)).status, 401);
         assert.equal((await get(g.url, '/api/grains', other)).status, 200);
         // a revocation by the CLI while it runs reaches it within its 2-second bound
-        const all = cli('revoke', 'ops@example.com', '--all');
+        const all = await cli('revoke', 'ops@example.com', '--all');
         assert.equal(all.stdout, 'revoked 1 live key(s) of ops@example.com\n');
         const revokedAt = Date.now();
         let status = (await get(g.url, '/api/grains', other)).status;
@@ -445,8 +441,8 @@ describe('operators', () => {
           status = (await get(g.url, '/api/grains', other)).status;
         }
         assert.equal(status, 401, 'refused within 2 seconds of the revocation');
-        assert.equal(cli('frobnicate').status, 2);
-        assert.equal(cli('revoke', 'ops@example.com').status, 2, 'revoke names a key or --all');
+        assert.equal((await cli('frobnicate')).status, 2);
+        assert.equal((await cli('revoke', 'ops@example.com')).status, 2, 'revoke names a key or --all');
         const fresh = await register(g.url, 'ops@example.com');
         assert.equal((await get(g.url, '/api/grains', fresh)).status, 200);
       } finally {

@@ -1,12 +1,10 @@
 // Issue 20: GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
 // accounts CLI's views of it, each against a real gateway on both stores.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { digestHex, hashKey } from '../gateway/keys.ts';
-import { get, register, request, root, startTestGateway, testClock } from './helpers/gateway.ts';
+import { get, register, request, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 
 const TOKEN = 'test-metrics-token-0123456789';
@@ -42,21 +40,6 @@ async function waitForStore(url: string) {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('store not ready within 5 s');
-}
-
-/** npm run accounts, as a child process (async: a gateway in this process keeps answering). */
-function accounts(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
 }
 
 for (const [name, storeEnv, skip] of STORES) {
@@ -163,9 +146,9 @@ for (const [name, storeEnv, skip] of STORES) {
       assert.equal((await get(second.url, '/api/grains', busy)).headers['x-ratelimit-used'], '41', 'the hour goes on');
       await second.close();
 
-      const list = await accounts(state, 'list', '--sort', 'last-used');
-      assert.equal(list.code, 0, list.err);
-      const lines = list.out.trim().split('\n');
+      const list = await runAccounts(state, 'list', '--sort', 'last-used');
+      assert.equal(list.status, 0, list.stderr);
+      const lines = list.stdout.trim().split('\n');
       assert.deepEqual(
         lines.map((l) =>
           l
@@ -183,9 +166,9 @@ for (const [name, storeEnv, skip] of STORES) {
       );
       assert.equal(lines.at(-1), '3 account(s)');
 
-      const csv = await accounts(state, 'list', '--sort', 'requests', '--csv');
-      assert.equal(csv.code, 0, csv.err);
-      const rows = csv.out.trim().split('\n');
+      const csv = await runAccounts(state, 'list', '--sort', 'requests', '--csv');
+      assert.equal(csv.status, 0, csv.stderr);
+      const rows = csv.stdout.trim().split('\n');
       assert.equal(
         rows[0],
         'account_id,email,account_created_at,key_id,key_created_at,last_used_at,revoked_at,requests',
@@ -198,12 +181,12 @@ for (const [name, storeEnv, skip] of STORES) {
           `idle-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[3]!.split(',')[3]},2026-11-22T12:00:00.000Z,,,0`,
         ],
       );
-      const show = await accounts(state, 'show', `busy-${name}@example.com`, '--csv');
-      assert.equal(show.out, `${rows[0]}\n${rows[1]}\n`);
+      const show = await runAccounts(state, 'show', `busy-${name}@example.com`, '--csv');
+      assert.equal(show.stdout, `${rows[0]}\n${rows[1]}\n`);
       for (const bad of [['list', '--sort'], ['list', '--sort', 'size'], ['list', '--csv', '--csv'], ['show']]) {
-        const r = await accounts(state, ...bad);
-        assert.equal(r.code, 2, bad.join(' '));
-        assert.match(r.err, /^usage: npm run accounts/);
+        const r = await runAccounts(state, ...bad);
+        assert.equal(r.status, 2, bad.join(' '));
+        assert.match(r.stderr, /^usage: npm run accounts/);
       }
     });
   });

@@ -14,6 +14,7 @@ import {
   register,
   request,
   root,
+  runAccounts,
   spawnGateway,
   startTestGateway,
 } from './helpers/gateway.ts';
@@ -131,12 +132,8 @@ describe('redis store', { skip }, () => {
       const other = await register(gateways[0]!.url, 'ops-redis@example.com');
       for (const g of gateways) assert.equal((await get(g.url, '/api/grains', key)).status, 200);
       const cli = (...args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
-          cwd: root,
-          env: { ...process.env, REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX },
-          encoding: 'utf8',
-        });
-      const show = cli('show', 'ops-redis@example.com');
+        runAccounts({ REDIS_URL: env.REDIS_URL, REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX }, ...args);
+      const show = await cli('show', 'ops-redis@example.com');
       assert.equal(show.status, 0, show.stderr);
       const keyLines = show.stdout.trim().split('\n').slice(1);
       assert.equal(keyLines.length, 2);
@@ -147,13 +144,13 @@ describe('redis store', { skip }, () => {
       );
       assert.match(keyLines[1]!, /\tlast used -\t0 request\(s\)\tlive$/);
       const first = /key (\d+)/.exec(keyLines[0]!)![1]!;
-      const revoke = cli('revoke', 'ops-redis@example.com', first);
+      const revoke = await cli('revoke', 'ops-redis@example.com', first);
       assert.equal(revoke.stdout, 'revoked 1 live key(s) of ops-redis@example.com\n', revoke.stderr);
       for (const g of gateways) await within(2_000, async () => (await get(g.url, '/api/grains', key)).status === 401);
       for (const g of gateways) assert.equal((await get(g.url, '/api/grains', other)).status, 200);
-      assert.match(cli('show', 'ops-redis@example.com').stdout, new RegExp(`key ${first}\\t.*\\trevoked 20`));
+      assert.match((await cli('show', 'ops-redis@example.com')).stdout, new RegExp(`key ${first}\\t.*\\trevoked 20`));
       assert.equal(
-        cli('revoke', 'ops-redis@example.com', '--all').stdout,
+        (await cli('revoke', 'ops-redis@example.com', '--all')).stdout,
         'revoked 1 live key(s) of ops-redis@example.com\n',
       );
       for (const g of gateways)

@@ -193,3 +193,25 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
   });
   return { child, url, output, exited };
 }
+
+/**
+ * npm run accounts as a child process on the store `env` names (STATE_DIR, or REDIS_URL and its
+ * prefix). Asynchronous, so a gateway in this process keeps answering while it runs.
+ */
+export function runAccounts(
+  env: Record<string, string | undefined>,
+  ...args: string[]
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
+  });
+}
