@@ -185,6 +185,7 @@ describe('front door in a browser', { skip }, () => {
     page.on('request', (r) => hosts.add(new URL(r.url()).host));
     await page.reload();
     await page.goto(`${t.url}/docs`);
+    await page.goto(`${t.url}/grade`);
     assert.deepEqual([...hosts], [new URL(t.url).host]);
     await closeClean(page);
   });
