@@ -1,8 +1,6 @@
 // Scale-out on Redis (issue 4): several gateway processes share keys and exact limits; replacement
 // and revocation reach every instance within the bound; an outage is survived and recovered from.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { MESSAGES } from '../gateway/errors.ts';
@@ -13,7 +11,6 @@ import {
   realSiteDir,
   register,
   request,
-  root,
   runAccounts,
   spawnGateway,
   startTestGateway,
@@ -203,8 +200,13 @@ describe('redis outage', { skip }, () => {
       assert.equal(reg.status, 503);
       assert.ok(reg.headers['retry-after']);
 
+      t.clock.advance(1_000);
       await redis.start();
       await within(10_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      // the four requests served during the outage join the key's total, with their time (issue 20)
+      const usage = async () => (await t.gateway.store.show('known@example.com'))!.keys[0]!;
+      await within(5_000, async () => (await usage()).requests === 5);
+      assert.equal((await usage()).last_used_at, t.clock.now - 1_000);
       // recovered by itself; keys issued before the outage were kept (append-only file)
       assert.equal((await get(t.url, '/api/grains', unseen)).status, 200);
       const after = await register(t.url, 'after@example.com');
@@ -213,6 +215,8 @@ describe('redis outage', { skip }, () => {
       const log = t.logs.join('');
       assert.match(log, /"event":"store_unavailable"/);
       assert.match(log, /"event":"store_recovered"/);
+      assert.match(log, /"event":"outage_usage_saved","store":"redis","keys":1,"requests":4}/);
+      assert.doesNotMatch(log, /outage_usage_lost/);
     } finally {
       await t.close();
       await redis.stop();

@@ -3,6 +3,7 @@
 // commands.
 import { Redis } from 'ioredis';
 import {
+  ADD_USAGE_SCRIPT,
   LIVE_KEYS_SCRIPT,
   MIGRATE_SCRIPT,
   REGISTER_SCRIPT,
@@ -37,6 +38,7 @@ export type Scripted = Redis & {
   revokeAccount(emailKey: string, now: number, prefix: string, keyId: string): Promise<number>;
   migrateKeys(accounts: string, seq: string, keySeq: string, prefix: string): Promise<number>;
   liveKeys(count: string, accounts: string, prefix: string): Promise<number>;
+  addUsage(info: string, requests: number, last: number): Promise<number>;
 };
 
 export function connect(url: string, commandTimeout: number): Scripted {
@@ -53,6 +55,7 @@ export function connect(url: string, commandTimeout: number): Scripted {
   client.defineCommand('revokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_SCRIPT });
   client.defineCommand('revokeAccount', { numberOfKeys: 1, lua: REVOKE_ACCOUNT_SCRIPT });
   client.defineCommand('migrateKeys', { numberOfKeys: 3, lua: MIGRATE_SCRIPT });
+  client.defineCommand('addUsage', { numberOfKeys: 1, lua: ADD_USAGE_SCRIPT });
   client.defineCommand('liveKeys', { numberOfKeys: 2, lua: LIVE_KEYS_SCRIPT });
   client.on('error', () => {}); // reported through the state events below
   return client;

@@ -34,6 +34,15 @@ if ARGV[5] == '1' then
 end
 return {1, used, start + win}`;
 
+// KEYS: a key's info hash. ARGV: requests, last use. Adds requests an instance counted in its own
+// memory while Redis was away (redis.ts) to a key that still has its info; the later use wins.
+export const ADD_USAGE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])
+local last = tonumber(redis.call('HGET', KEYS[1], 'last_used'))
+if (not last) or tonumber(ARGV[2]) > last then redis.call('HSET', KEYS[1], 'last_used', ARGV[2]) end
+return 1`;
+
 // The live-key count is made once from the accounts' key lists, then kept by every script that
 // issues or revokes (only once it exists, so it is never made from a partial count).
 const LIVE_DELTA = (p: string, delta: string) =>

@@ -109,8 +109,27 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
     everUp ||= next;
     opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
-    if (next) outage.clear();
+    if (!next) return;
+    // the outage's windows go (the next outage starts from what Redis says), and the requests
+    // they counted join the keys' totals (issue 20: usage exact, also across an outage)
+    const usage = outage.get('req')?.unsaved().rows ?? [];
+    outage.clear();
+    if (usage.length > 0) void addOutageUsage(usage);
   };
+  const addOutageUsage = async (rows: [keyId: string, requests: number, last: number][]) => {
+    const results = await Promise.allSettled(
+      rows.map(([keyId, n, last]) => client.addUsage(`${prefix}keyinfo:${keyId}`, n, last)),
+    );
+    const tally = (ok: boolean) => {
+      const taken = rows.filter((_, i) => (results[i]!.status === 'fulfilled') === ok);
+      return { keys: taken.length, requests: taken.reduce((sum, [, n]) => sum + n, 0) };
+    };
+    opts.log({ event: 'outage_usage_saved', store: 'redis', ...tally(true) });
+    // Redis went away again: those requests limited their keys but are not in their totals
+    const lost = tally(false);
+    if (lost.keys > 0) opts.log({ event: 'outage_usage_lost', store: 'redis', ...lost });
+  };
+
   // Keys stored before they had ids of their own move once, at the first connection (idempotent,
   // so several instances starting together are safe).
   let migrated = false;
