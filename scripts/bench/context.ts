@@ -35,3 +35,16 @@ export const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
+
+/** A bench's entry: a failure sets the exit code; its servers and its work folder go either way. */
+export function runBench(main: () => Promise<void>) {
+  main()
+    .catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    .finally(() => {
+      for (const c of children) c.kill('SIGKILL');
+      rmSync(work, { recursive: true, force: true });
+    });
+}

@@ -8,14 +8,13 @@
 // rounds: a shared machine drifts within minutes, and a ratio of two single runs taken one after
 // the other carries that drift. Adds a dated section to docs/performance.md (docs/performance.md: Method).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite, readPointer } from '../../build/publish.ts';
 import { MANIFEST_FILE, type Manifest } from '../../build/site-format.ts';
 import {
   CONNECTIONS,
-  children,
   DURATION,
   HAS_NGINX,
   HAS_TASKSET,
@@ -23,6 +22,7 @@ import {
   opt,
   ROUNDS,
   root,
+  runBench,
   WARMUP,
   work,
 } from './context.ts';
@@ -250,12 +250,4 @@ async function main() {
   console.log(`\nwrote ${opt.out}`);
 }
 
-main()
-  .catch((err) => {
-    console.error(err);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    for (const c of children) c.kill('SIGKILL');
-    rmSync(work, { recursive: true, force: true });
-  });
+runBench(main);

@@ -1,6 +1,6 @@
 // Driving load and reading results: wrk (or autocannon), the paced client for the p99 at a fixed
-// rate, CPU time per request from /proc, and alternated rounds with medians.
-import { spawnSync } from 'node:child_process';
+// rate, CPU time per request from /proc, and rounds (alternated, or all targets at once) with medians.
+import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -74,8 +74,10 @@ export async function drive(url: string, load: Load, seconds: number): Promise<R
       script,
       url,
     ]);
-    const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' });
-    const out = r.stdout;
+    // asynchronous, so that several targets can be loaded at once (together, below)
+    const out = await new Promise<string>((res, rej) =>
+      execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (err, stdout) => (err ? rej(err) : res(stdout))),
+    );
     const pct = (p: string) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '0ms');
     const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
     return {
@@ -185,6 +187,44 @@ export async function rounds(targets: Target[]): Promise<Map<string, Result>> {
     });
   }
   return out;
+}
+
+/**
+ * Every target loaded at once, ROUNDS times (one wrk each, all on the load generator's CPU): the
+ * servers share CPU 0 at the same moments, so whatever else the machine does falls on all of them
+ * alike. Each round compares the targets' CPU time per request with `base`'s in that round; per
+ * target, the median of those ratios (base ÷ target: below 1 is dearer than base) and of the
+ * figures. Steadier than alternated rounds for a difference of a few percent (docs/performance.md).
+ */
+export async function together(targets: Target[], base: string) {
+  const runs = new Map<string, { cpuUs: number[]; rps: number[]; ratio: number[] }>(
+    targets.map((t) => [t.name, { cpuUs: [], rps: [], ratio: [] }]),
+  );
+  await Promise.all(targets.map((t) => drive(t.url, t.load, WARMUP)));
+  for (let r = 0; r < ROUNDS; r++) {
+    const cpu0 = targets.map((t) => cpuSeconds(t.pid!));
+    const results = await Promise.all(targets.map((t) => drive(t.url, t.load, DURATION)));
+    const cpuUs = targets.map((t, i) => ((cpuSeconds(t.pid!) - cpu0[i]!) * 1e6) / (results[i]!.rps * DURATION));
+    const baseUs = cpuUs[targets.findIndex((t) => t.name === base)]!;
+    targets.forEach((t, i) => {
+      const run = runs.get(t.name)!;
+      run.cpuUs.push(cpuUs[i]!);
+      run.rps.push(results[i]!.rps);
+      run.ratio.push(baseUs / cpuUs[i]!);
+    });
+  }
+  return new Map(
+    [...runs].map(([name, run]) => [
+      name,
+      {
+        cpuUs: median(run.cpuUs),
+        rps: median(run.rps),
+        ratio: median(run.ratio),
+        lowest: Math.min(...run.ratio),
+        highest: Math.max(...run.ratio),
+      },
+    ]),
+  );
 }
 
 export const rssOf = (pid: number) => {
