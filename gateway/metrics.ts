@@ -101,6 +101,20 @@ function registerHistogram(registry: Registry, name: string, help: string, serie
 }
 type Labels = Record<string, string | number>;
 
+/** A counter whose values are read at scrape time (`read`: each series' labels and total). */
+function counter(registry: Registry, name: string, help: string, labelNames: string[], read: () => [Labels, number][]) {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, n] of read()) this.inc(labels, n);
+    },
+  });
+}
+
 export interface MetricsOptions {
   /** METRICS_TOKEN: the bearer token a scrape must send. */
   token: string;
@@ -119,64 +133,58 @@ export function createMetrics(opts: MetricsOptions) {
   const countOf = (route: string, status: number) => statuses[ROUTES.indexOf(route as never)]![status]!;
   let storeKind = 'none';
 
-  new Counter({
-    name: 'gateway_http_requests_total',
-    help: 'Requests answered, by route template and status.',
-    labelNames: ['route', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      statuses.forEach((byStatus, r) => {
+  counter(
+    registry,
+    'gateway_http_requests_total',
+    'Requests answered, by route template and status.',
+    ['route', 'status'],
+    () =>
+      statuses.flatMap((byStatus, r) => {
+        const series: [Labels, number][] = [];
         byStatus.forEach((n, status) => {
-          if (n > 0) this.inc({ route: ROUTES[r]!, status }, n);
+          if (n > 0) series.push([{ route: ROUTES[r]!, status }, n]);
         });
-      });
-    },
-  });
+        return series;
+      }),
+  );
   registerHistogram(registry, 'gateway_http_request_duration_seconds', 'Time to answer, by route.', () =>
     durations.map((s, r) => [{ route: ROUTES[r]! }, s]),
   );
-  new Counter({
-    name: 'gateway_rejected_requests_total',
-    help: 'Requests refused for their key (401: missing, malformed, unknown or revoked) or their hour (429).',
-    labelNames: ['reason'],
-    registers: [registry],
-    collect() {
-      this.reset();
+  counter(
+    registry,
+    'gateway_rejected_requests_total',
+    'Requests refused for their key (401: missing, malformed, unknown or revoked) or their hour (429).',
+    ['reason'],
+    () => {
       let unauthorised = 0;
       let limited = 0;
       for (const byStatus of statuses) {
         unauthorised += byStatus[401]!;
         limited += byStatus[429]!;
       }
-      this.inc({ reason: 'key' }, unauthorised);
-      this.inc({ reason: 'rate_limit' }, limited);
+      return [
+        [{ reason: 'key' }, unauthorised],
+        [{ reason: 'rate_limit' }, limited],
+      ];
     },
-  });
-  new Counter({
-    name: 'gateway_registrations_total',
-    help: 'Keys issued (201 from POST /api/register), rotations included.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(countOf('/api/register', 201));
-    },
-  });
+  );
+  counter(
+    registry,
+    'gateway_registrations_total',
+    'Keys issued (201 from POST /api/register), rotations included.',
+    [],
+    () => [[{}, countOf('/api/register', 201)]],
+  );
   registerHistogram(registry, 'gateway_store_operation_duration_seconds', 'Store operations, by store and kind.', () =>
     storeTimes.map((s, i) => [{ store: storeKind, operation: OPERATIONS[i]! }, s]),
   );
-  new Counter({
-    name: 'gateway_store_errors_total',
-    help: 'Store operations that failed, by store and kind.',
-    labelNames: ['store', 'operation'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      OPERATIONS.forEach((operation, i) => {
-        this.inc({ store: storeKind, operation }, storeErrors[i]!);
-      });
-    },
-  });
+  counter(
+    registry,
+    'gateway_store_errors_total',
+    'Store operations that failed, by store and kind.',
+    ['store', 'operation'],
+    () => OPERATIONS.map((operation, i) => [{ store: storeKind, operation }, storeErrors[i]!]),
+  );
 
   return {
     registry,
