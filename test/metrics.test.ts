@@ -1,10 +1,12 @@
 // Issue 20: GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
 // accounts CLI's views of it, each against a real gateway on both stores.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { digestHex, hashKey } from '../gateway/keys.ts';
-import { get, register, request, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
+import { get, register, request, root, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 
 const TOKEN = 'test-metrics-token-0123456789';
@@ -217,3 +219,40 @@ for (const [name, storeEnv, skip] of STORES) {
     });
   });
 }
+
+// The dashboard and the alert rules checked into docs/ read these metrics (issue 20): every
+// metric they query is one a real scrape has, on both stores' gateway (here the embedded one).
+describe('docs: the dashboard and the alert rules query metrics that exist', () => {
+  const names = (text: string) => new Set(text.match(/\b(?:gateway|process|nodejs)_[a-z0-9_]+/g) ?? []);
+  const dashboard = JSON.parse(readFileSync(join(root, 'docs/grafana-dashboard.json'), 'utf8')) as {
+    panels: { targets?: { expr: string }[] }[];
+  };
+  const operations = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+  const rules = /Three alert rules[^`]*```yaml\n([\s\S]*?)```/.exec(operations)?.[1] ?? '';
+  const queried: [string, Set<string>][] = [
+    [
+      'docs/grafana-dashboard.json',
+      names(
+        dashboard.panels
+          .flatMap((p) => p.targets ?? [])
+          .map((t) => t.expr)
+          .join('\n'),
+      ),
+    ],
+    ['the alert rules in docs/operations.md', names(rules)],
+  ];
+  it('every one of them is in a scrape', async () => {
+    const t = await startTestGateway({ METRICS_TOKEN: TOKEN });
+    try {
+      await get(t.url, '/api/grains'); // a request, so that the request series have samples
+      const text = (await get(t.url, '/metrics', undefined, AUTH)).text();
+      const exposed = new Set([...text.matchAll(/^([a-z_:][a-z0-9_:]*)[{ ]/gm)].map((m) => m[1]!));
+      for (const [where, wanted] of queried) {
+        assert.ok(wanted.size >= 3, `${where}: its queries were read`);
+        for (const name of wanted) assert.ok(exposed.has(name), `${where} queries ${name}, which no scrape has`);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
