@@ -1,11 +1,14 @@
 // The build as an importable function: dataset folder → validated dataset → bodies → site.
+import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { changelogOrder, compileBodies } from './compile.ts';
 import { type EmittedSite, emitSite } from './emit.ts';
 import { type DatasetError, loadDataset } from './load.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import { type Dataset, validateDataset } from './validate.ts';
 
-export type BuildResult = { ok: true; site: EmittedSite; dataset: Dataset } | { ok: false; errors: DatasetError[] };
+export type BuildResult =
+  | { ok: true; site: EmittedSite; dataset: Dataset }
+  | { ok: false; errors: DatasetError[]; unlogged: Unlogged[] };
 
 export function siteFromDataset(dataset: Dataset): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
@@ -20,8 +23,13 @@ export function siteFromDataset(dataset: Dataset): EmittedSite {
   });
 }
 
+/** Nothing is published while any error stands, an unlogged change included (guard.ts). */
 export function buildSite(datasetDir: string): BuildResult {
-  const { errors, dataset } = validateDataset(loadDataset(datasetDir));
-  if (!dataset) return { ok: false, errors };
+  const loaded = loadDataset(datasetDir);
+  const { errors, dataset } = validateDataset(loaded);
+  if (!dataset) return { ok: false, errors, unlogged: [] };
+  const guard = guardErrors(loaded, dataset, loaded.coverage);
+  const refused = [...loaded.coverageErrors, ...guard.errors];
+  if (refused.length) return { ok: false, errors: refused, unlogged: guard.unlogged };
   return { ok: true, site: siteFromDataset(dataset), dataset };
 }

@@ -2,6 +2,7 @@
 // the canonical request (path plus canonical query). The gateway only looks these up.
 import { readFileSync } from 'node:fs';
 import { bundleClient } from './bundle.ts';
+import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
 import { buildOpenApi } from './openapi.ts';
 import { type Example, renderDocs } from './pages/docs.ts';
 import { renderGradePage } from './pages/grade.ts';
@@ -15,7 +16,7 @@ import {
   ORIGIN_PLACEHOLDER,
   PAGE_TEMPLATES,
 } from './site-format.ts';
-import { type ChangelogEntry, type GrainRecord, type GrainSummary, SCHEMA_VERSION } from './types.ts';
+import { type ChangelogEntry, type GrainRecord, type GrainSummary, SCHEMA_VERSION, type SourceEntry } from './types.ts';
 import type { Dataset } from './validate.ts';
 
 export const summaryOf = (g: GrainRecord): GrainSummary => ({
@@ -30,7 +31,8 @@ export const summaryOf = (g: GrainRecord): GrainSummary => ({
 });
 
 /** decisions.md §4: effective_date descending, then created_at descending, then id ascending. */
-export const changelogOrder = (a: ChangelogEntry, b: ChangelogEntry) =>
+type Ordered = Pick<SourceEntry, 'effective_date' | 'created_at' | 'id'>;
+export const changelogOrder = (a: Ordered, b: Ordered) =>
   (a.effective_date < b.effective_date ? 1 : a.effective_date > b.effective_date ? -1 : 0) ||
   (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) ||
   (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -43,9 +45,9 @@ export function compileBodies(ds: Dataset): Map<string, string> {
     GRAIN_LIST_KEY,
     json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }),
   );
-  for (const g of ds.grains) bodies.set(grainKey(g.grain_id), json({ schema_version: SCHEMA_VERSION, ...g }));
+  for (const g of ds.grains) bodies.set(grainKey(g.grain_id), json(publishedRecord(g)));
 
-  const sorted = [...ds.changelog].sort(changelogOrder);
+  const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
   const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];
   for (const filter of filters) {
     const entries = filter ? sorted.filter((e) => e.grain_ids_affected.includes(filter)) : sorted;
@@ -99,7 +101,7 @@ function examples(ds: Dataset): Record<string, Example> {
     ...rate,
   ];
   const sample = ds.grains.find((g) => g.grain_id === 'CORN_CW') ?? ds.grains[0]!;
-  const sorted = [...ds.changelog].sort(changelogOrder);
+  const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
   return {
     'GET /api/grains': {
       request: curl('/api/grains'),
@@ -115,16 +117,7 @@ function examples(ds: Dataset): Record<string, Example> {
       body: { schema_version: SCHEMA_VERSION, ...sample, factor_groups: sample.factor_groups.slice(0, 1) },
       note: `Shortened here to the first of ${sample.factor_groups.length} factor groups.`,
     },
-    'GET /api/changelog': {
-      request: curl(`/api/changelog?grain_id=${sample.grain_id}&limit=1`),
-      status: 200,
-      headers: data,
-      body: {
-        schema_version: SCHEMA_VERSION,
-        count: 1,
-        entries: sorted.filter((e) => e.grain_ids_affected.includes(sample.grain_id)).slice(0, 1),
-      },
-    },
+    'GET /api/changelog': changelogExample(sorted, curl, data),
     'POST /api/register': {
       request: `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' '${ORIGIN_PLACEHOLDER}/api/register'`,
       status: 201,
@@ -159,4 +152,23 @@ function examples(ds: Dataset): Record<string, Example> {
       },
     },
   };
+}
+
+/** The newest entry that lists its changes (docs/api.md, "Changes as data"), else the newest. */
+function changelogExample(sorted: ChangelogEntry[], curl: (path: string) => string, headers: string[]): Example {
+  const entry = sorted.find((e) => e.changes?.length) ?? sorted[0];
+  const grain = entry?.grain_ids_affected[0];
+  const example: Example = {
+    request: curl(`/api/changelog?${grain ? `grain_id=${grain}&` : ''}limit=1`),
+    status: 200,
+    headers,
+    body: { schema_version: SCHEMA_VERSION, count: entry ? 1 : 0, entries: entry ? [entry] : [] },
+  };
+  if (entry && !entry.changes) {
+    example.note =
+      '`changes` is null on entries made before changes were recorded; a newer entry lists every value it ' +
+      'changed, e.g. {"grain_id": "CWRS", "factor_id": "ergot", "grade": "No. 1 CWRS", "field": "value", ' +
+      '"from": 0.04, "to": 0.03}.';
+  }
+  return example;
 }

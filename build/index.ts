@@ -1,7 +1,12 @@
-// npm run build [-- --dataset DIR --out DIR]: validate the dataset, then publish every response body.
+// npm run build [-- --dataset DIR --out DIR]: validate the dataset, check that every change to a
+// published record is named by a changelog entry (against what the dataset's changelog covers and
+// against the build live in --out), then publish every response body.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from './build-site.ts';
+import { describeChange } from './changelog/diff.ts';
+import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
+import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { publishSite } from './publish.ts';
 import { formatError } from './validate.ts';
 
@@ -12,14 +17,34 @@ const { values } = parseArgs({
   },
 });
 const started = performance.now();
+const out = resolve(values.out!);
 const result = buildSite(resolve(values.dataset!));
+
+/** Each class's changes in a line, and the command that drafts their entry. */
+function sayUnlogged(unlogged: Unlogged[], against: string) {
+  if (!unlogged.length) return;
+  console.error(`\nChanged with no changelog entry naming them (${against}):`);
+  for (const u of unlogged)
+    console.error(`  ${u.grain_id}: ${u.changes.length} change(s), e.g. ${describeChange(u.changes[0]!)}`);
+  console.error(`Draft the entry, review it, build again and commit:\n  ${DRAFT_COMMAND}`);
+}
+
 if (!result.ok) {
   for (const e of result.errors) console.error(formatError(e));
+  sayUnlogged(result.unlogged, 'against what the changelog covers, dataset/covered/');
   console.error(`\n${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; nothing was published.`);
   process.exit(1);
 }
+const live = readLiveBuild(out);
+const silent = live ? unloggedAgainstLive(result.dataset, live) : [];
+if (live && silent.length) {
+  for (const u of silent) for (const c of u.changes) console.error(`${u.grain_id}: ${describeChange(c)}`);
+  sayUnlogged(silent, `against the live build ${live.build_id} in ${out}`);
+  console.error('\nnothing was published.');
+  process.exit(1);
+}
 const { manifest, files } = result.site;
-const { dir, reused } = publishSite(resolve(values.out!), result.site);
+const { dir, reused } = publishSite(out, result.site);
 const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);
 console.log(
   `${reused ? 'unchanged' : 'published'} build ${manifest.build_id} in ${dir}: ${Object.keys(manifest.routes).length} routes, ` +

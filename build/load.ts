@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import { type Coverage, readCoverage } from './changelog/coverage.ts';
 
 export type Path = (string | number)[];
 
@@ -68,6 +69,9 @@ export interface LoadedDataset {
   index: LoadedFile;
   changelog: LoadedFile;
   grains: LoadedFile[];
+  /** What the changelog covers (dataset/covered/); null where the folder is missing. */
+  coverage: Coverage | null;
+  coverageErrors: DatasetError[];
 }
 
 /** dataset/index.yaml names the grain files in published order; each is dataset/grains/<ID>.yaml. */
@@ -86,7 +90,8 @@ export function loadDataset(root: string): LoadedDataset {
           }
         })
     : [];
-  return { root, index, changelog, grains };
+  const { coverage, errors: coverageErrors } = readCoverage(root);
+  return { root, index, changelog, grains, coverage, coverageErrors };
 }
 
 function missingFile(file: string): LoadedFile {

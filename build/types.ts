@@ -3,7 +3,7 @@
 // a schema, and json-schema-to-ts computes the type from it at compile time (no code at run time).
 import type { FromSchema } from 'json-schema-to-ts';
 import type { responseSchemas } from './schema/responses.ts';
-import type { grainFileSchema } from './schema/source.ts';
+import type { changelogFileSchema, grainFileSchema } from './schema/source.ts';
 
 export const SCHEMA_VERSION = '1.0';
 
@@ -24,7 +24,10 @@ export type Region = NonNullable<GrainSummary['region']>;
 /** A grain record as compiled; the body adds schema_version in front. */
 export type GrainRecord = Omit<Response<'GrainRecord'>, 'schema_version'>;
 export type ChangelogEntry = Response<'ChangelogEntry'>;
+export type Change = Response<'ChangelogChange'>;
 
 /** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */
 export type SourceGrain = FromSchema<typeof grainFileSchema>;
 export type SourceFactor = SourceGrain['factor_groups'][number]['factors'][number];
+/** A changelog entry as dataset/changelog.yaml holds it (`changes` absent on entries older than it). */
+export type SourceEntry = FromSchema<typeof changelogFileSchema>['entries'][number];

@@ -5,11 +5,11 @@ import { readCell } from './cells.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
-import type { ChangelogEntry, Factor, GrainRecord, SourceGrain, Threshold } from './types.ts';
+import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from './types.ts';
 
 export interface Dataset {
   grains: GrainRecord[];
-  changelog: ChangelogEntry[];
+  changelog: SourceEntry[];
 }
 
 /** Lower grades must not be stricter: a maximum never falls, a minimum never rises (per ladder). */
@@ -229,7 +229,12 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
 export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; record?: GrainRecord } {
   // record: present once the schema holds; publish it only when errors is empty.
   const errors = schemaErrors(file, checkGrain);
-  if (errors.length) return { errors };
+  // An unknown (misspelt) field is ignored by what follows, so it must not hide the file's other
+  // errors: the editor gets them all in one run (docs/dataset-editing.md). Any other schema error
+  // leaves values the cross-checks cannot read.
+  const onlyUnknown =
+    !file.syntaxErrors.length && checkGrain.errors?.every((e) => e.keyword === 'additionalProperties');
+  if (errors.length && !onlyUnknown) return { errors };
   const err = (path: Path, message: string) =>
     errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
   // The record is returned even with cross-check errors, so check-authority can compare it.
@@ -261,16 +266,19 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
 
   const clErrors = schemaErrors(ds.changelog, checkChangelog);
   errors.push(...clErrors);
-  const changelog: ChangelogEntry[] = clErrors.length
-    ? []
-    : (ds.changelog.data as { entries: ChangelogEntry[] }).entries;
+  const changelog: SourceEntry[] = clErrors.length ? [] : (ds.changelog.data as { entries: SourceEntry[] }).entries;
   const seen = new Set<string>();
   changelog.forEach((c, i) => {
     if (seen.has(c.id)) at(ds.changelog, ['entries', i, 'id'], `the id "${c.id}" is used twice`);
     seen.add(c.id);
     c.grain_ids_affected.forEach((g, k) => {
-      if (!ids.includes(g))
+      // A class an entry removed is no longer in index.yaml, but what the changelog covers keeps it.
+      if (!ids.includes(g) && !ds.coverage?.records.has(g))
         at(ds.changelog, ['entries', i, 'grain_ids_affected', k], `"${g}" is not a grain in index.yaml`);
+    });
+    c.changes?.forEach((change, k) => {
+      if (!c.grain_ids_affected.includes(change.grain_id))
+        at(ds.changelog, ['entries', i, 'changes', k, 'grain_id'], `"${change.grain_id}" is not in grain_ids_affected`);
     });
     if (Number.isNaN(Date.parse(c.created_at)) || Number.isNaN(Date.parse(c.effective_date))) {
       at(ds.changelog, ['entries', i], 'a date that does not exist');

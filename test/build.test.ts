@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { buildSite, siteFromDataset } from '../build/build-site.ts';
+import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile.ts';
 import { DATA_TERMS } from '../build/openapi.ts';
 import { publishSite, readPointer } from '../build/publish.ts';
@@ -15,6 +16,7 @@ import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from '.
 import { openApiAjv } from './helpers/openapi-check.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const now = new Date('2026-11-24T08:00:00Z');
 const real = buildSite(join(root, 'dataset'));
 assert.ok(real.ok, 'the real dataset builds');
 const { site } = real;
@@ -201,6 +203,7 @@ describe('build', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const one = buildSite(dir);
     writeFileSync(join(dir, 'grains/TEST.yaml'), baseGrain().replace('[0.04, 0.04, 0.10]', '[0.04, 0.04, 0.1]'));
+    assert.ok(draftChangelog(dir, { summary: 'T Feed ergot printed 0.1.', effectiveDate: '2026-11-24', now }).ok);
     const two = buildSite(dir);
     assert.ok(one.ok && two.ok);
     assert.notEqual(one.site.manifest.build_id, two.site.manifest.build_id);
@@ -287,6 +290,7 @@ describe('changelog order', () => {
     crop_year: '2025/26',
     grain_ids_affected: ['TEST'],
     summary: id,
+    changes: null,
   });
   const cases: [string, ChangelogEntry[], string[]][] = [
     [

@@ -20,6 +20,24 @@ describe('dataset validation', () => {
     assert.equal(r.dataset?.grains[0]?.factor_groups[0]?.factors.length, 5);
   });
 
+  it('reports a misspelt field name and a bad cell of the same file in one run', () => {
+    const grain = replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 0.04, 0.1x]').replace(
+      'fallthrough: Wheat, Sample Account Ergot',
+      'falthrough: Wheat, Sample Account Ergot',
+    );
+    const r = validate(grain);
+    assert.deepEqual(
+      r.errors.map((e) => [e.line, e.field]),
+      [
+        [36, 'factor_groups[0].factors[2].thresholds[2]'],
+        [37, 'factor_groups[0].factors[2].falthrough'],
+      ],
+    );
+    assert.match(r.errors[0]!.message, /cannot read "0\.1x"/);
+    assert.match(r.errors[1]!.message, /unknown field "falthrough"/);
+    assert.equal(r.dataset, undefined);
+  });
+
   // Each case: one slip an editor could make, and the located message they must see.
   const cases: { name: string; grain: string; line: number; field: string; message: RegExp }[] = [
     {

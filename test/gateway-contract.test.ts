@@ -130,6 +130,7 @@ describe('changelog', () => {
         'grain_ids_affected',
         'summary',
         'created_at',
+        'changes',
       ]);
     });
   }

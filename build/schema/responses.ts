@@ -164,6 +164,22 @@ const GrainList = exact({
   grains: { type: 'array', items: GrainSummary },
 });
 
+/** One published value an entry changed (docs/api.md, "Changes as data"). */
+const ChangelogChange = exact({
+  grain_id: str,
+  factor_id: { ...nullableStr, description: 'the factor changed; null where the change is not in a factor' },
+  grade: { ...nullableStr, description: 'the grade of the threshold changed; null where the change is not a cell' },
+  field: {
+    ...nullableStr,
+    description:
+      "the field changed: a threshold's field where grade is set, else a factor's where factor_id is set, else " +
+      "the record's; factor_groups: the groups' layout ({group_id, group_label, factor_ids}); null: the whole " +
+      'cell, factor or record was added or removed',
+  },
+  from: { description: 'the value as the record published it before; null for an addition' },
+  to: { description: 'the value as the record publishes it now; null for a removal' },
+});
+
 const ChangelogEntry = exact({
   id: str,
   crop_year: cropYear,
@@ -171,6 +187,11 @@ const ChangelogEntry = exact({
   grain_ids_affected: { type: 'array', items: str },
   summary: str,
   created_at: { type: 'string', format: 'date-time' },
+  changes: {
+    type: ['array', 'null'],
+    items: ChangelogChange,
+    description: 'every published value the entry changed; null for entries made before changes were recorded',
+  },
 });
 
 const Changelog = exact({
@@ -216,6 +237,7 @@ export const responseSchemas = {
   GrainSummary,
   GrainRecord,
   GrainList,
+  ChangelogChange,
   ChangelogEntry,
   Changelog,
   Registration,

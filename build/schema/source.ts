@@ -190,6 +190,23 @@ export const changelogFileSchema = {
           grain_ids_affected: { type: 'array', minItems: 1, items: grainId },
           summary: text,
           created_at: timestamp,
+          changes: {
+            type: 'array',
+            description: 'written by npm run changelog: every published value the entry changed',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['grain_id', 'factor_id', 'grade', 'field', 'from', 'to'],
+              properties: {
+                grain_id: grainId,
+                factor_id: { type: ['string', 'null'] },
+                grade: { type: ['string', 'null'] },
+                field: { type: ['string', 'null'] },
+                from: {},
+                to: {},
+              },
+            },
+          },
         },
       },
     },

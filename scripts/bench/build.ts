@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from '../../build/build-site.ts';
+import { startCoverage } from '../../build/changelog/files.ts';
 import { publishSite } from '../../build/publish.ts';
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: '100' }, keep: { type: 'string' } } });
@@ -66,5 +67,6 @@ if (!values.keep) time('real dataset', real);
 const dir = values.keep ? join(resolve(values.keep), 'dataset') : join(tmpdir(), `grain-bench-dataset-${process.pid}`);
 rmSync(dir, { recursive: true, force: true });
 generate(dir);
+startCoverage(dir);
 time(`${scale}× dataset`, dir);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });

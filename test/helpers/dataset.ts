@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startCoverage } from '../../build/changelog/files.ts';
 
 /** The published order (dataset/index.yaml): interface.md's nine, then the other wheat classes. */
 export const INTERFACE_NINE = [
@@ -106,12 +107,23 @@ export const baseChangelog = (ids: string[]) => `entries:
     created_at: 2026-11-01T10:00:00Z
 `;
 
-export function writeDataset(files: { grains: Record<string, string>; changelog?: string; index?: string }): string {
+/**
+ * A dataset folder as an editor commits it: the files given and, where they are valid, covered/
+ * started from them (each class covered by the newest entry naming it), so that it builds.
+ * `covered: false` leaves covered/ out.
+ */
+export function writeDataset(files: {
+  grains: Record<string, string>;
+  changelog?: string;
+  index?: string;
+  covered?: boolean;
+}): string {
   const dir = tempDir('dataset');
   mkdirSync(join(dir, 'grains'));
   const ids = Object.keys(files.grains);
   writeFileSync(join(dir, 'index.yaml'), files.index ?? `grains: [${ids.join(', ')}]\n`);
   writeFileSync(join(dir, 'changelog.yaml'), files.changelog ?? baseChangelog(ids));
   for (const [id, text] of Object.entries(files.grains)) writeFileSync(join(dir, 'grains', `${id}.yaml`), text);
+  if (files.covered !== false) startCoverage(dir);
   return dir;
 }

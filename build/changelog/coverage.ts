@@ -1,0 +1,90 @@
+// What the changelog covers, kept in the dataset (dataset/covered/, written only by
+// `npm run changelog`) so that the build's guard holds on a clean checkout with no build beside it
+// (docs/dataset-editing.md, "Every change has an entry"):
+//   covered/<GRAIN_ID>.json  the class's published record as of the newest entry naming it
+//   covered/changelog.json   every recorded entry's id and SHA-256: published entries are append-only
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatasetError } from '../load.ts';
+import { type ChangelogEntry, type GrainRecord, SCHEMA_VERSION, type SourceEntry } from '../types.ts';
+import type { RecordBody } from './diff.ts';
+
+export const COVERED_DIR = 'covered';
+export const ENTRIES_FILE = 'changelog.json';
+const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
+
+export interface CoveredRecord {
+  /** The id of the newest entry that names the class. */
+  covered_by: string;
+  /** The record as published then; null once an entry removed the class. */
+  record: RecordBody | null;
+}
+
+export interface Coverage {
+  /** In the order they were recorded. */
+  entries: { id: string; sha256: string }[];
+  records: Map<string, CoveredRecord>;
+}
+
+/** A record exactly as GET /api/grains/{grain_id} publishes it. */
+export const publishedRecord = (g: GrainRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
+
+/** An entry exactly as GET /api/changelog publishes it: fields in the schema's order. */
+export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({
+  id: e.id,
+  crop_year: e.crop_year,
+  effective_date: e.effective_date,
+  grain_ids_affected: e.grain_ids_affected,
+  summary: e.summary,
+  created_at: e.created_at,
+  changes: e.changes ?? null,
+});
+
+export const entryDigest = (e: SourceEntry) =>
+  createHash('sha256')
+    .update(JSON.stringify(publishedEntry(e)))
+    .digest('hex');
+
+/** The folder's files as text: deterministic, one line per field, so a review reads the diff. */
+export function coverageFiles(coverage: Coverage): Map<string, string> {
+  const text = (v: unknown) => `${JSON.stringify(v, null, 1)}\n`;
+  const files = new Map<string, string>([[ENTRIES_FILE, text({ generated: GENERATED, entries: coverage.entries })]]);
+  for (const id of [...coverage.records.keys()].sort()) {
+    files.set(`${id}.json`, text({ generated: GENERATED, ...coverage.records.get(id) }));
+  }
+  return files;
+}
+
+/** null when the dataset has no covered/ folder; errors name the file that cannot be read. */
+export function readCoverage(root: string): { coverage: Coverage | null; errors: DatasetError[] } {
+  const dir = join(root, COVERED_DIR);
+  if (!existsSync(dir)) return { coverage: null, errors: [] };
+  const errors: DatasetError[] = [];
+  const read = (name: string): Record<string, unknown> | null => {
+    try {
+      const value = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value;
+    } catch {
+      // said below
+    }
+    errors.push({
+      file: `${COVERED_DIR}/${name}`,
+      line: 1,
+      column: 1,
+      field: '(file)',
+      message: 'cannot be read as written by npm run changelog; restore it from version control',
+    });
+    return null;
+  };
+  const entries = (read(ENTRIES_FILE)?.entries ?? []) as Coverage['entries'];
+  const records = new Map<string, CoveredRecord>();
+  for (const name of readdirSync(dir).sort()) {
+    if (name === ENTRIES_FILE || !name.endsWith('.json')) continue;
+    const r = read(name);
+    if (r && typeof r.covered_by === 'string') {
+      records.set(name.slice(0, -'.json'.length), { covered_by: r.covered_by, record: r.record as RecordBody | null });
+    }
+  }
+  return { coverage: { entries, records }, errors };
+}

@@ -1,0 +1,115 @@
+// Pure: what `npm run changelog` writes. From the classes whose published record differs from what
+// the changelog covers, one entry per crop year of those records (an entry's crop_year is its
+// records'), each with the changed values as data; and what the changelog then covers.
+import { Document, isMap, isSeq } from 'yaml';
+import { changelogOrder } from '../compile.ts';
+import type { Change, SourceEntry } from '../types.ts';
+import type { Dataset } from '../validate.ts';
+import { type Coverage, entryDigest, publishedRecord } from './coverage.ts';
+import type { RecordBody } from './diff.ts';
+import type { Unlogged } from './guard.ts';
+
+export interface DraftOptions {
+  summary: string;
+  /** YYYY-MM-DD */
+  effectiveDate: string;
+  now: Date;
+}
+
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .slice(0, 6)
+    .join('-') || 'update';
+const seconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
+
+export function draftEntries(
+  dataset: Dataset,
+  coverage: Coverage,
+  unlogged: Unlogged[],
+  opts: DraftOptions,
+): { entries: SourceEntry[]; coverage: Coverage } {
+  const after = new Map(dataset.grains.map((g) => [g.grain_id, g]));
+  const order = [...after.keys()];
+  const cropYearOf = (id: string) =>
+    after.get(id)?.effective_crop_year ??
+    ((coverage.records.get(id)?.record as { effective_crop_year?: string } | null)?.effective_crop_year || 'unknown');
+  const byYear = new Map<string, Unlogged[]>();
+  for (const u of unlogged) byYear.set(cropYearOf(u.grain_id), [...(byYear.get(cropYearOf(u.grain_id)) ?? []), u]);
+
+  const taken = new Set(dataset.changelog.map((e) => e.id));
+  const fresh = (base: string) => {
+    let id = base;
+    for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
+    taken.add(id);
+    return id;
+  };
+  const entries: SourceEntry[] = [];
+  const records = new Map(coverage.records);
+  for (const year of [...byYear.keys()].sort().reverse()) {
+    const named = byYear.get(year)!.sort((a, b) => rank(order, a.grain_id) - rank(order, b.grain_id));
+    const suffix = byYear.size > 1 ? `-${year.replace('/', '-')}` : '';
+    const id = fresh(`${opts.effectiveDate}-${slug(opts.summary)}${suffix}`);
+    entries.push({
+      id,
+      crop_year: year,
+      effective_date: opts.effectiveDate,
+      grain_ids_affected: named.map((u) => u.grain_id),
+      summary: opts.summary,
+      created_at: seconds(opts.now),
+      changes: named.flatMap((u) => u.changes) as Change[],
+    });
+    for (const u of named) {
+      const g = after.get(u.grain_id);
+      records.set(u.grain_id, { covered_by: id, record: g ? asBody(g) : null });
+    }
+  }
+  return {
+    entries,
+    coverage: {
+      entries: [...coverage.entries, ...entries.map((e) => ({ id: e.id, sha256: entryDigest(e) }))],
+      records,
+    },
+  };
+}
+
+const rank = (order: string[], id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+const asBody = (g: Dataset['grains'][number]) => JSON.parse(JSON.stringify(publishedRecord(g))) as RecordBody;
+
+/**
+ * What the changelog covers on a dataset that never recorded it: each class as it is now, covered
+ * by the newest entry naming it. Used once, when a dataset adopts the guard, and by test fixtures.
+ */
+export function baselineCoverage(dataset: Dataset): { coverage?: Coverage; uncovered: string[] } {
+  const newest = [...dataset.changelog].sort(changelogOrder);
+  const records: Coverage['records'] = new Map();
+  const uncovered: string[] = [];
+  for (const g of dataset.grains) {
+    const entry = newest.find((e) => e.grain_ids_affected.includes(g.grain_id));
+    if (entry) records.set(g.grain_id, { covered_by: entry.id, record: asBody(g) });
+    else uncovered.push(g.grain_id);
+  }
+  if (uncovered.length) return { uncovered };
+  const entries = dataset.changelog.map((e) => ({ id: e.id, sha256: entryDigest(e) }));
+  return { coverage: { entries, records }, uncovered };
+}
+
+/** The entries as YAML items of changelog.yaml's `entries:` list, in the file's own style. */
+export function entriesYaml(entries: SourceEntry[]): string {
+  const doc = new Document(entries);
+  for (const item of isSeq(doc.contents) ? doc.contents.items : []) {
+    if (!isMap(item)) continue;
+    const ids = item.get('grain_ids_affected', true);
+    if (isSeq(ids)) ids.flow = true;
+    const changes = item.get('changes', true);
+    for (const c of isSeq(changes) ? changes.items : []) {
+      // One line per change, unless a whole factor or record was added or removed.
+      if (isMap(c) && c.items.every((p) => !isMap(p.value) && !isSeq(p.value))) c.flow = true;
+    }
+  }
+  const text = doc.toString({ lineWidth: 110, flowCollectionPadding: false });
+  return text.replace(/^(?=.)/gm, '  ');
+}

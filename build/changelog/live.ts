@@ -1,0 +1,51 @@
+// The build a site serves now, as far as the guard needs it: each record as published and the ids
+// of the changelog entries it publishes. A record that would change from the live one must be named
+// by an entry the live build does not have yet (docs/dataset-editing.md, "Every change has an entry").
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readPointer } from '../publish.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, grainKey, MANIFEST_FILE, parseManifest } from '../site-format.ts';
+import type { Dataset } from '../validate.ts';
+import { publishedRecord } from './coverage.ts';
+import { diffRecords, type RecordBody } from './diff.ts';
+import type { Unlogged } from './guard.ts';
+
+export interface LiveBuild {
+  build_id: string;
+  records: Map<string, RecordBody>;
+  entryIds: Set<string>;
+}
+
+/** null where nothing is published (or the live build cannot be read: the publish replaces it). */
+export function readLiveBuild(siteDir: string): LiveBuild | null {
+  const pointer = readPointer(siteDir);
+  if (!pointer) return null;
+  try {
+    const dir = join(siteDir, pointer.dir);
+    const manifest = parseManifest(readFileSync(join(dir, MANIFEST_FILE), 'utf8'), pointer);
+    const body = (route: string) => {
+      const hash = manifest.routes[route];
+      const entry = hash === undefined ? undefined : manifest.bodies[hash];
+      return entry ? JSON.parse(readFileSync(join(dir, entry.identity.file), 'utf8')) : null;
+    };
+    const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordBody]));
+    // The newest page holds every entry a recent build published; an older one is not a new entry.
+    const changelog = body(changelogKey(null, CHANGELOG_MAX_LIMIT)) as { entries: { id: string }[] } | null;
+    return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)) };
+  } catch {
+    return null;
+  }
+}
+
+/** Records that differ from the live build's with no entry the live build lacks naming their class. */
+export function unloggedAgainstLive(dataset: Dataset, live: LiveBuild): Unlogged[] {
+  const named = new Set(dataset.changelog.filter((e) => !live.entryIds.has(e.id)).flatMap((e) => e.grain_ids_affected));
+  const now = new Map(dataset.grains.map((g) => [g.grain_id, JSON.parse(JSON.stringify(publishedRecord(g)))]));
+  const out: Unlogged[] = [];
+  for (const id of new Set([...live.records.keys(), ...now.keys()])) {
+    const [before, after] = [live.records.get(id) ?? null, (now.get(id) as RecordBody | undefined) ?? null];
+    if (named.has(id) || JSON.stringify(before) === JSON.stringify(after)) continue;
+    out.push({ grain_id: id, changes: diffRecords(id, before, after) });
+  }
+  return out;
+}
