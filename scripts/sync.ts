@@ -1,53 +1,70 @@
-// npm run sync -- --url <base> --key <key> --out <dir> [--wait <seconds>]
+// npm run sync -- --url <base> --out <dir> [--key <key>] [--wait <seconds>]
 // Mirrors the tables into <dir> (build/client/sync.ts says how): the key may come from API_KEY
 // instead of --key, and is sent only in the X-API-Key header. Prints progress and a one-line
 // summary. Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ApiError, SyncError, syncMirror } from '../build/client/sync.ts';
+import { readArgs, usageExit } from './cli.ts';
 
-const USAGE =
-  'usage: npm run sync -- --url <base URL> --key <API key> --out <folder> [--wait <seconds>] (or API_KEY=…)';
+const spec = {
+  command: 'npm run sync --',
+  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>]',
+  help: `
+Keeps a copy of every table in <folder>: grains.json, grains/<GRAIN_ID>.json, changelog.json, each
+exactly as served, and sync-state.json. Every body is asked with the ETag the copy holds, so an
+unchanged one is a free 304; the changelog is read, and every record verified as well, so a
+rollback or a build published elsewhere reaches the copy too. A run that fails leaves the copy as
+it was. docs/sync.md has the details.
+
+  --url URL       the service's base URL, http:// or https://
+  --out FOLDER    where the copy is kept (made on the first run)
+  --key KEY       the API key; or set API_KEY in the environment (safer: not in the shell's history)
+  --wait SECONDS  wait out a 429 whose Retry-After is at most this long (default 60; 0: never)
+
+Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`,
+  options: { url: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' }, wait: { type: 'string' } },
+} as const;
 
 async function main(): Promise<number> {
-  let values: { url?: string; key?: string; out?: string; wait?: string };
-  try {
-    ({ values } = parseArgs({
-      options: { url: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' }, wait: { type: 'string' } },
-    }));
-  } catch (err) {
-    console.error(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const { values } = readArgs(spec);
   const key = values.key ?? process.env.API_KEY;
-  const wait = values.wait === undefined ? 60 : Number(values.wait);
-  if (!values.url || !key || !values.out || !Number.isInteger(wait) || wait < 0 || !/^https?:\/\//.test(values.url)) {
-    console.error(USAGE);
-    return 2;
+  if (!values.url) usageExit(spec, '--url is missing: the base URL of the service, e.g. https://grain.example.net');
+  if (!URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) {
+    usageExit(spec, `--url must be an http:// or https:// URL, not "${values.url}"`);
   }
+  if (!values.out) usageExit(spec, '--out is missing: the folder that holds the copy');
+  if (!key) usageExit(spec, 'no API key: pass --key, or set API_KEY (POST /api/register issues one)');
+  const wait = values.wait === undefined ? 60 : Number(values.wait);
+  if (!/^\d+$/.test(values.wait ?? '60'))
+    usageExit(spec, `--wait must be a whole number of seconds, not "${values.wait}"`);
+  const out = resolve(values.out);
+  const first = !existsSync(out);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   try {
     const s = await syncMirror({
       baseUrl: values.url,
       key,
-      out: resolve(values.out),
+      out,
       maxWaitSeconds: wait,
       signal: controller.signal,
       log: (line) => console.error(line),
     });
     const r = s.records;
     const left = s.remaining === null ? '' : ` (${s.remaining} left this hour)`;
+    const silent = s.unannounced.length ? `; ${s.unannounced.length} changed with no changelog entry naming them` : '';
     console.log(
       s.changed
-        ? `synced: ${r.new} new, ${r.changed} changed, ${r.unchanged} unchanged, ${r.removed} removed; ` +
+        ? `synced: ${r.new} new, ${r.changed} changed, ${r.unchanged} unchanged, ${r.removed} removed${silent}; ` +
             `${s.counted} request(s) counted against the quota${left}`
         : `unchanged since the last sync: ${r.unchanged} records; ${s.counted} request(s) counted${left}`,
     );
     return 0;
   } catch (err) {
     if (err instanceof SyncError || err instanceof ApiError) {
-      console.error(`sync failed, the previous mirror is as it was: ${err.message}`);
+      const kept = first ? 'nothing was written' : 'the previous mirror is as it was';
+      console.error(`sync failed, ${kept}: ${err.message}`);
       return 1;
     }
     throw err;

@@ -8,16 +8,18 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { buildSite } from '../build/build-site.ts';
+import { buildSite, siteFromDataset } from '../build/build-site.ts';
 import { ApiError, createClient } from '../build/client/api.ts';
 import { SyncError, syncMirror } from '../build/client/sync.ts';
+import { loadDataset } from '../build/load.ts';
 import { publishSite } from '../build/publish.ts';
+import { validateDataset } from '../build/validate.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import { baseChangelog, baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
-/** A site of our own: grains A, B, C; `change` alters B's ergot and adds a changelog entry. */
-function site(dir: string, change = false) {
+/** A dataset of our own: grains A, B, C; `change` alters B's ergot and adds a changelog entry. */
+function datasetOf(change: boolean) {
   const b = change
     ? baseGrain('BBB').replace('thresholds: [0.04, 0.04, 0.10]', 'thresholds: [0.04, 0.05, 0.10]')
     : baseGrain('BBB');
@@ -28,10 +30,18 @@ function site(dir: string, change = false) {
       ? `  - id: second\n    crop_year: 2026/27\n    effective_date: 2026-11-23\n    grain_ids_affected: [BBB]\n` +
         `    summary: BBB's ergot at No. 2.\n    created_at: 2026-11-23T10:00:00Z\n`
       : '');
-  const r = buildSite(writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: b, CCC: baseGrain('CCC') }, changelog }));
+  return writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: b, CCC: baseGrain('CCC') }, changelog });
+}
+function siteOf(change: boolean) {
+  const r = buildSite(datasetOf(change));
   assert.ok(r.ok, 'the test dataset builds');
-  publishSite(dir, r.site);
-  return r.site.manifest.build_id;
+  return r.site;
+}
+/** Publishes the site of our own into dir; returns its build id. */
+function site(dir: string, change = false) {
+  const built = siteOf(change);
+  publishSite(dir, built);
+  return built.manifest.build_id;
 }
 
 /** The hour's count of a key, read with a free conditional request (a 304 is not counted). */
@@ -101,6 +111,65 @@ describe('sync', () => {
         'grains/CCC.json',
         'sync-state.json',
       ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('verifies every record: a rollback, and a build published without an entry, reach the mirror and are named', async () => {
+    const siteDir = tempDir('sync-site');
+    const original = site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir }, { sitePollMs: 10 });
+    const serving = async (id: string) => {
+      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const equalsApi = async (out: string, key: string) => {
+      const files = mirrorFiles(out).filter((f) => f !== 'sync-state.json');
+      const ids = (await get(t.url, '/api/grains', key)).json().grains.map((g: { grain_id: string }) => g.grain_id);
+      assert.deepEqual(
+        files.filter((f) => f.startsWith('grains/')).sort(),
+        ids.map((id: string) => `grains/${id}.json`),
+      );
+      for (const f of files) {
+        const path =
+          f === 'grains.json' ? '/api/grains' : f === 'changelog.json' ? '/api/changelog' : `/api/${f.slice(0, -5)}`;
+        assert.deepEqual(readFileSync(join(out, f)), (await get(t.url, path, key)).body, `${f} equals ${path}`);
+      }
+    };
+    try {
+      const key = await register(t.url, 'verify@example.com');
+      const out = join(tempDir('mirror'), 'tables');
+      await syncMirror({ baseUrl: t.url, key, out });
+      await serving(site(siteDir, true));
+      const logged: string[] = [];
+      const announced = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
+      assert.deepEqual(announced.unannounced, [], 'the new entry names BBB');
+      // the operator rolls back: BBB's old record, and a changelog without the entry that named it
+      publishSite(siteDir, siteOf(false));
+      await serving(original);
+      const rolledBack = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
+      assert.deepEqual(rolledBack.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
+      assert.deepEqual(rolledBack.unannounced, ['BBB']);
+      assert.ok(
+        logged.includes(
+          'BBB: changed with no new changelog entry naming it (a rollback, or a build published without one)',
+        ),
+      );
+      await equalsApi(out, key);
+      // a build copied in from elsewhere, made without the guard: the changelog is as it was (a 304)
+      const unguarded = validateDataset(loadDataset(datasetOf(true))).dataset!;
+      const copied = siteFromDataset({ ...unguarded, changelog: unguarded.changelog.slice(0, 1) });
+      publishSite(siteDir, copied);
+      await serving(copied.manifest.build_id);
+      const silent = await syncMirror({ baseUrl: t.url, key, out });
+      assert.deepEqual(silent.unannounced, ['BBB']);
+      assert.equal(silent.counted, 1, 'only the changed record is counted');
+      await equalsApi(out, key);
+      const idle = await syncMirror({ baseUrl: t.url, key, out });
+      assert.equal(idle.changed, false);
+      assert.equal(idle.counted, 0, 'nothing changed: every request a free 304');
     } finally {
       await t.close();
     }
@@ -218,10 +287,33 @@ describe('sync', () => {
       assert.match(ok.stdout, /^synced: 3 new, 0 changed, 0 unchanged, 0 removed; 5 request\(s\) counted/);
       assert.ok(!ok.stdout.includes(key) && !ok.stderr.includes(key), 'the key is never printed');
       assert.ok(existsSync(join(out, 'grains/CCC.json')));
-      assert.equal((await cli(['--url', t.url, '--key', key])).status, 2, 'no --out');
-      assert.equal((await cli(['--url', 'ftp://x', '--key', key, '--out', out])).status, 2);
+      for (const [args, env, message] of [
+        [['--url', t.url, '--key', key], {}, /^--out is missing/],
+        [
+          ['--url', 'ftp://x', '--key', key, '--out', out],
+          {},
+          /^--url must be an http:\/\/ or https:\/\/ URL, not "ftp:\/\/x"/,
+        ],
+        [['--url', 'localhost:8080', '--key', key, '--out', out], {}, /^--url must be an http/],
+        [['--url', t.url, '--out', out], { API_KEY: '' }, /^no API key: pass --key, or set API_KEY/],
+        [['--url', t.url, '--out', out, '--wait', 'soon'], { API_KEY: key }, /^--wait must be a whole number/],
+        [['--uri', t.url], {}, /^Unknown option '--uri'/],
+      ] as const) {
+        const run = await cli([...args], env);
+        assert.equal(run.status, 2, args.join(' '));
+        assert.match(run.stderr, message);
+        assert.match(run.stderr, /usage: npm run sync -- --url/);
+      }
+      const help = await cli(['--help']);
+      assert.equal(help.status, 0);
+      assert.match(help.stdout, /^usage: npm run sync -- --url <base URL> --out <folder>/);
       const bad = await cli(['--url', t.url, '--key', 'nope', '--out', out]);
       assert.equal(bad.status, 1);
       assert.match(bad.stderr, /sync failed, the previous mirror is as it was: 401/);
+      const fresh = join(tempDir('mirror'), 'first');
+      const badFirst = await cli(['--url', t.url, '--key', 'nope', '--out', fresh]);
+      assert.equal(badFirst.status, 1);
+      assert.match(badFirst.stderr, /sync failed, nothing was written: 401/);
+      assert.ok(!existsSync(fresh));
     }));
 });

@@ -1,8 +1,11 @@
-// Mirrors the API into a folder (issue 17), for Node: grains.json (the list), grains/<ID>.json (each
-// record as served), changelog.json, and sync-state.json (the ETags). Cheap: the changelog's ETag
-// is asked first, and when it is current (a free 304) nothing else is; records are asked with
-// their ETags, so only changed ones cost quota. Atomic: the new mirror is assembled beside the old
-// one and swapped in only when complete; any failure leaves the old mirror exactly as it was.
+// Mirrors the API into a folder (docs/sync.md), for Node: grains.json (the list), grains/<ID>.json
+// (each record as served), changelog.json, and sync-state.json (the ETags). Every body is asked
+// with the ETag the mirror holds, so an unchanged one is a free 304 and only changed ones cost
+// quota. The changelog says what changed, but it is not taken as proof that nothing did: the list
+// and every record are verified too, so a rollback or a build published elsewhere still reaches the
+// mirror, and a record that changed with no new entry naming it is reported. Atomic: the new mirror
+// is assembled beside the old one and swapped in only when complete; any failure leaves the old
+// mirror exactly as it was.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ApiError, type ClientCache, type ClientOptions, createClient } from './api.ts';
@@ -20,6 +23,8 @@ export interface SyncSummary {
   /** Requests the service counted against the hour (every answer but a 304). */
   counted: number;
   remaining: number | null;
+  /** Classes whose record changed with no new changelog entry naming them (a rollback, say). */
+  unannounced: string[];
 }
 
 export class SyncError extends Error {}
@@ -67,26 +72,21 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     remaining = a.rateLimit?.remaining ?? remaining;
     return a;
   };
-  const done = (records: SyncSummary['records'], changed: boolean): SyncSummary => ({
+  const done = (records: SyncSummary['records'], changed: boolean, unannounced: string[] = []): SyncSummary => ({
     changed,
     records,
     counted,
     remaining,
+    unannounced,
   });
 
   const changelog = await ask(client.changelog());
-  const oldIds = Object.keys(state).flatMap((p) =>
-    p.startsWith('/api/grains/') ? [p.slice('/api/grains/'.length)] : [],
-  );
-  if (changelog.notModified && existsSync(join(out, 'grains.json'))) {
-    log('changelog: not modified since the last sync');
-    return done({ new: 0, changed: 0, unchanged: oldIds.length, removed: 0 }, false);
-  }
-  log(changelog.notModified ? 'changelog: not modified; the mirror is incomplete' : 'changelog: changed');
+  log(changelog.notModified ? 'changelog: not modified since the last sync' : 'changelog: changed');
   const list = await ask(client.listGrains());
   const ids = list.body.grains.map((g) => g.grain_id);
-  // Quota-aware: every record may have changed, so a full sync may need one request per record.
-  if (remaining !== null && remaining < ids.length) {
+  const oldIds = Object.keys(state).flatMap((p) => (p.startsWith(GRAIN) ? [p.slice(GRAIN.length)] : []));
+  // Quota-aware: when the changelog says the data changed, every record may have.
+  if (!changelog.notModified && remaining !== null && remaining < ids.length) {
     const reset = list.rateLimit ? new Date(list.rateLimit.reset * 1000).toISOString() : 'the next hour';
     throw new SyncError(
       `the key has ${remaining} requests left this hour and a sync may need ${ids.length}; nothing was changed. ` +
@@ -98,25 +98,52 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     ['grains.json', list.text],
   ]);
   const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
+  const changed: string[] = [];
   for (const id of ids) {
-    const path = `/api/grains/${id}`;
+    const path = `${GRAIN}${id}`;
     const record = await ask(client.getGrain(id));
     files.set(fileOf(path), record.text);
-    if (!(path in state)) records.new++;
-    else if (record.notModified || record.etag === state[path]) records.unchanged++;
-    else records.changed++;
-    log(`${id}: ${!(path in state) ? 'new' : record.notModified ? 'unchanged' : 'changed'}`);
+    const kind = !(path in state) ? 'new' : record.notModified || record.etag === state[path] ? 'unchanged' : 'changed';
+    records[kind]++;
+    if (kind !== 'unchanged') changed.push(id);
+    if (kind !== 'unchanged' || !changelog.notModified) log(`${id}: ${kind}`);
   }
-  records.removed = oldIds.filter((id) => !ids.includes(id)).length;
+  const removed = oldIds.filter((id) => !ids.includes(id));
+  records.removed = removed.length;
+  const whole = existsSync(join(out, 'grains.json'));
+  if (whole && changelog.notModified && list.notModified && !changed.length && !removed.length) {
+    return done(records, false);
+  }
+  // A mirror's first sync has nothing to compare with; after it, every change should have its entry.
+  const unannounced = whole ? [...changed, ...removed].filter((id) => !namedByNewEntries(out, changelog).has(id)) : [];
+  for (const id of unannounced) {
+    log(`${id}: changed with no new changelog entry naming it (a rollback, or a build published without one)`);
+  }
   const etags: Record<string, string> = {};
-  for (const path of ['/api/changelog', '/api/grains', ...ids.map((id) => `/api/grains/${id}`)]) {
+  for (const path of ['/api/changelog', '/api/grains', ...ids.map((id) => `${GRAIN}${id}`)]) {
     const etag = fresh.get(path)?.etag ?? state[path];
     if (etag) etags[path] = etag;
   }
   if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
   publish(out, files, etags);
-  return done(records, true);
+  return done(records, true, unannounced);
 }
+
+const GRAIN = '/api/grains/';
+
+/** The classes named by the entries the API lists now that the mirror's changelog did not have. */
+function namedByNewEntries(out: string, changelog: { notModified: boolean; body: { entries: Entry[] } }) {
+  if (changelog.notModified) return new Set<string>();
+  let known = new Set<string>();
+  try {
+    const old = JSON.parse(readFileSync(join(out, 'changelog.json'), 'utf8')) as { entries: Entry[] };
+    known = new Set(old.entries.map((e) => e.id));
+  } catch {
+    // no changelog in the mirror: every entry is new to it
+  }
+  return new Set(changelog.body.entries.filter((e) => !known.has(e.id)).flatMap((e) => e.grain_ids_affected));
+}
+type Entry = { id: string; grain_ids_affected: string[] };
 
 function readState(out: string): Record<string, string> {
   try {
