@@ -16,7 +16,15 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EmittedSite } from './emit.ts';
-import { BUILDS_DIR, MANIFEST_FILE, POINTER_FILE, type Pointer, parsePointer, pointerFor } from './site-format.ts';
+import {
+  BUILDS_DIR,
+  MANIFEST_FILE,
+  POINTER_FILE,
+  type Pointer,
+  parseManifest,
+  parsePointer,
+  pointerFor,
+} from './site-format.ts';
 
 const KEEP_BUILDS = 3;
 
@@ -68,13 +76,52 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
     renameSync(tmp, final);
     fsyncDir(builds);
   }
-  const pointer = pointerFor(id);
-  const tmpPointer = join(outDir, `.${POINTER_FILE}.${process.pid}.tmp`);
-  writeDurably(tmpPointer, `${JSON.stringify(pointer)}\n`);
-  renameSync(tmpPointer, join(outDir, POINTER_FILE));
-  fsyncDir(outDir);
+  pointAt(outDir, id);
   prune(builds, id);
   return { dir: final, reused };
+}
+
+/** current.json names the build, replaced by rename: a reader sees the old pointer or the new. */
+function pointAt(outDir: string, id: string) {
+  const tmpPointer = join(outDir, `.${POINTER_FILE}.${process.pid}.tmp`);
+  writeDurably(tmpPointer, `${JSON.stringify(pointerFor(id))}\n`);
+  renameSync(tmpPointer, join(outDir, POINTER_FILE));
+  fsyncDir(outDir);
+}
+
+export interface KeptBuild {
+  build_id: string;
+  dataset_version: string;
+  /** When the build's folder was written (ISO 8601). */
+  written: string;
+  live: boolean;
+}
+
+/** The whole builds kept in the site, newest first (the ones a rollback can go back to). */
+export function keptBuilds(outDir: string): KeptBuild[] {
+  const live = readPointer(outDir)?.build_id;
+  const builds = join(outDir, BUILDS_DIR);
+  if (!existsSync(builds)) return [];
+  return readdirSync(builds)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => {
+      try {
+        const m = parseManifest(readFileSync(join(builds, name, MANIFEST_FILE), 'utf8'), pointerFor(name));
+        const written = statSync(join(builds, name)).mtime.toISOString();
+        return [{ build_id: name, dataset_version: m.dataset_version, written, live: name === live }];
+      } catch {
+        return []; // not a whole build
+      }
+    })
+    .sort((a, b) => (a.written < b.written ? 1 : a.written > b.written ? -1 : 0));
+}
+
+/** Points the site back at a kept build (docs/operations.md, "Rolling back"); a gateway swaps it in. */
+export function rollBack(outDir: string, buildId: string): KeptBuild {
+  const target = keptBuilds(outDir).find((b) => b.build_id === buildId);
+  if (!target) throw new Error(`no whole build ${buildId} is kept in ${join(outDir, BUILDS_DIR)}`);
+  pointAt(outDir, buildId);
+  return { ...target, live: true };
 }
 
 /**

@@ -9,7 +9,7 @@ import { buildSite, siteFromDataset } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile.ts';
 import { DATA_TERMS } from '../build/openapi.ts';
-import { publishSite, readPointer } from '../build/publish.ts';
+import { keptBuilds, publishSite, readPointer, rollBack } from '../build/publish.ts';
 import { changelogKey, type Manifest } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
@@ -245,6 +245,26 @@ describe('publish', () => {
     );
     const again = publishSite(out, other);
     assert.equal(again.reused, true);
+  });
+
+  it('rolls back to a kept build, and refuses a build it does not keep', () => {
+    const out = tempDir('rollback');
+    publishSite(out, site);
+    publishSite(out, other);
+    const [a, b] = [site.manifest.build_id, other.manifest.build_id];
+    assert.deepEqual(
+      keptBuilds(out)
+        .map((k) => [k.build_id, k.live, k.dataset_version])
+        .sort(),
+      [
+        [a, false, site.manifest.dataset_version],
+        [b, true, other.manifest.dataset_version],
+      ].sort(),
+    );
+    assert.equal(rollBack(out, a).build_id, a);
+    assert.equal(readPointer(out)?.build_id, a);
+    assert.throws(() => rollBack(out, '0123456789abcdef'), /no whole build 0123456789abcdef is kept/);
+    assert.equal(readPointer(out)?.build_id, a, 'a refused rollback changes nothing');
   });
 
   it('never shows a reader half a build while builds are published', async () => {

@@ -1,0 +1,40 @@
+// npm run rollback [-- <build_id>] [--site DIR]: lists the builds a site keeps, or points it back
+// at one of them (docs/operations.md, "Rolling back"). A running gateway swaps it in, as it does a
+// new build; clients see the earlier records and changelog, and npm run sync brings them.
+import { resolve } from 'node:path';
+import { keptBuilds, rollBack } from '../build/publish.ts';
+import { readArgs, usageExit } from './cli.ts';
+
+const spec = {
+  command: 'npm run rollback --',
+  usage: '[<build_id>] [--site DIR]',
+  help: `
+Without a build id: lists the whole builds the site keeps (the live one and the two before it),
+newest first, with the dataset version each serves. With one: points the site's current.json at
+that build (atomically); a running gateway serves it within its poll interval.
+
+  --site DIR  the published site (default: SITE_DIR, else site)
+
+Exit codes: 0 done, 1 no such build kept, 2 usage.`,
+  options: { site: { type: 'string', default: process.env.SITE_DIR || 'site' } },
+  positionals: true,
+} as const;
+
+const { values, positionals } = readArgs(spec);
+if (positionals.length > 1) usageExit(spec, `one build id at most, not ${positionals.length}`);
+const site = resolve(values.site);
+const [id] = positionals;
+if (id === undefined) {
+  const kept = keptBuilds(site);
+  if (!kept.length) console.log(`no build is kept in ${site}`);
+  for (const b of kept) console.log(`${b.live ? '*' : ' '} ${b.build_id}  ${b.written}  dataset ${b.dataset_version}`);
+  process.exit(0);
+}
+if (!/^[0-9a-f]{16}$/.test(id)) usageExit(spec, `a build id is 16 hex digits, not "${id}"`);
+try {
+  const b = rollBack(site, id);
+  console.log(`${site} now serves build ${b.build_id} (dataset ${b.dataset_version}), written ${b.written}`);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(1);
+}
