@@ -24,6 +24,10 @@ export type Region = NonNullable<GrainSummary['region']>;
 /** A grain record as compiled; the body adds schema_version in front. */
 export type GrainRecord = Omit<Response<'GrainRecord'>, 'schema_version'>;
 export type ChangelogEntry = Response<'ChangelogEntry'>;
+/** The bodies of the three data endpoints, as served. */
+export type GrainList = Response<'GrainList'>;
+export type GrainRecordBody = Response<'GrainRecord'>;
+export type Changelog = Response<'Changelog'>;
 export type Change = Response<'ChangelogChange'>;
 
 /** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */

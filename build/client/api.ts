@@ -3,7 +3,7 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
-import type { ChangelogEntry, GrainRecord, GrainSummary } from '../types.ts';
+import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 
 export interface RateLimit {
   limit: number;
@@ -51,17 +51,9 @@ export class ApiError extends Error {
   }
 }
 
-export interface GrainList {
-  schema_version: string;
-  count: number;
-  grains: GrainSummary[];
-}
-export interface Changelog {
-  schema_version: string;
-  count: number;
-  entries: ChangelogEntry[];
-}
-export type Record_ = GrainRecord & { schema_version: string };
+/** The bodies' types are derived from the response schemas (build/types.ts): written once. */
+export type { Changelog, GrainList };
+export type Record_ = GrainRecordBody;
 
 const int = (v: string | null) => (v === null || !/^\d+$/.test(v) ? null : Number(v));
 

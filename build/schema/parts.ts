@@ -10,3 +10,14 @@ export const exact = <const P extends Record<string, unknown>>(properties: P) =>
   required: Object.keys(properties) as (keyof P & string)[],
   properties,
 });
+
+// The allowed values a source field and its published field share: written once, here.
+export const kindEnum = { enum: ['wheat', 'cereal', 'oilseed', 'pulse'] } as const;
+export const regionEnum = { enum: ['western', 'eastern', null] } as const;
+export const useClassEnum = { enum: ['general_purpose', 'malting', 'food', null] } as const;
+export const coverageEnum = { enum: ['complete', 'partial'] } as const;
+export const directionEnum = { enum: ['maximum', 'minimum', 'qualitative'] } as const;
+export const footnoteEffectEnum = {
+  enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'],
+} as const;
+export const PARTS_STATED = ['all', 'not_stated'] as const;

@@ -1,6 +1,16 @@
 // JSON Schemas of the files editors write. ajv checks them with allErrors; validate.ts adds the
 // checks a schema cannot express. `description`s are shown to editors in error messages.
 
+import {
+  coverageEnum,
+  directionEnum,
+  footnoteEffectEnum,
+  kindEnum,
+  PARTS_STATED,
+  regionEnum,
+  useClassEnum,
+} from './parts.ts';
+
 const text = { type: 'string', minLength: 1 } as const;
 const id = {
   type: 'string',
@@ -37,11 +47,11 @@ export const grainFileSchema = {
   properties: {
     grain_id: grainId,
     grain_name: text,
-    kind: { enum: ['wheat', 'cereal', 'oilseed', 'pulse'] },
-    region: { enum: ['western', 'eastern', null] },
-    use_class: { enum: ['general_purpose', 'malting', 'food', null] },
+    kind: kindEnum,
+    region: regionEnum,
+    use_class: useClassEnum,
     effective_crop_year: cropYear,
-    coverage_status: { enum: ['complete', 'partial'] },
+    coverage_status: coverageEnum,
     source_url: { type: 'string', pattern: '^https://', description: 'the https URL of the authority page' },
     source_section: text,
     last_scraped: timestamp,
@@ -72,7 +82,7 @@ export const grainFileSchema = {
         required: ['footnote', 'effect'],
         properties: {
           footnote: { type: 'string', description: 'the footnote key, in quotes' },
-          effect: { enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'] },
+          effect: footnoteEffectEnum,
           factor_ids: { type: 'array', items: id },
           total_id: id,
           colour: text,
@@ -124,7 +134,7 @@ export const grainFileSchema = {
                 factor_label: text,
                 unit: { type: 'string' },
                 unit_alt: text,
-                threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
+                threshold_direction: directionEnum,
                 aggregates: { type: 'array', minItems: 1, items: id },
                 unlisted_parts: {
                   type: 'array',
@@ -132,7 +142,7 @@ export const grainFileSchema = {
                   description: "the parts the Total's label names that have no row, e.g. [Heated]; [] when none",
                 },
                 parts_stated: {
-                  enum: ['all', 'not_stated'],
+                  enum: PARTS_STATED,
                   description: 'all: the label names every part; not_stated: it names a category (Foreign material)',
                 },
                 footnote_ref: { type: 'string', description: 'a footnote key in quotes, e.g. "1"' },
@@ -152,7 +162,7 @@ export const grainFileSchema = {
                         pattern: '^(<=|<|>=|>) \\d+(\\.\\d+)?%$',
                         description: 'like "<= 2.5%" or "> 10%"',
                       },
-                      region: { enum: ['western', 'eastern', null] },
+                      region: regionEnum,
                       grade: text,
                     },
                   },
