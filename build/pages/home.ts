@@ -1,8 +1,8 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
-
 import { ORIGIN_PLACEHOLDER } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
-import { escapeHtml, page } from './layout.ts';
+import { html } from './html.ts';
+import { page } from './layout.ts';
 import { keyResult, registrationForm } from './register-form.ts';
 
 export function renderHome(grains: GrainRecord[]): string {
@@ -15,17 +15,16 @@ export function renderHome(grains: GrainRecord[]): string {
   const perYear = years
     .map((y) => `${y} (${grains.filter((g) => g.effective_crop_year === y).length} classes)`)
     .join(' and ');
-  const rows = grains
-    .map((g) => `<tr><td><code>${escapeHtml(g.grain_id)}</code></td><td>${escapeHtml(g.grain_name)}</td></tr>`)
-    .join('\n');
-  const body = `<h1>Grain grading tables</h1>
+  const rows = grains.map((g) => html`<tr><td><code>${g.grain_id}</code></td><td>${g.grain_name}</td></tr>\n`);
+  const body = html`<h1>Grain grading tables</h1>
 <p class="lead">The Canadian Grain Commission's primary grade determination tables, as JSON: for each grain class its
 grades, grading factors, per-grade limits, floor rules and footnotes, with a changelog of every update.
 Made for grain-handling and grading software that keeps a copy and syncs it now and then.</p>
 
 <section aria-labelledby="get-key" class="register">
 <h2 id="get-key">Get a free API key</h2>
-<p>Keys are free and issued at once. Registering again with the same address gives you another key and stops none (at most 5 live keys an address); revoke a key with <code>DELETE /api/keys/current</code>.</p>
+<p>Keys are free and issued at once. Registering again with the same address gives you another key and stops none
+(at most 5 live keys an address); revoke a key with <code>DELETE /api/keys/current</code>.</p>
 ${registrationForm()}
 <div id="result" class="result" hidden>
 ${keyResult('', '', 'h3')}
@@ -36,11 +35,9 @@ ${keyResult('', '', 'h3')}
 <h2 id="source">Where the numbers come from</h2>
 <p>Every number is the Commission's, exactly as its <cite>Official Grain Grading Guide</cite> prints it (with the
 number of decimals it prints), imported from its primary grade determination pages and checked against them
-cell by cell. Tables in force for the crop year${years.length > 1 ? 's' : ''} ${escapeHtml(perYear)};
-last checked against the Commission's pages on <time datetime="${escapeHtml(checked)}">${escapeHtml(checked)}</time>.</p>
+cell by cell. Tables in force for the crop year${years.length > 1 ? 's' : ''} ${perYear};
+last checked against the Commission's pages on <time datetime="${checked}">${checked}</time>.</p>
 </section>
-
-
 
 <section aria-labelledby="classes">
 <h2 id="classes">Grain classes</h2>
@@ -48,8 +45,7 @@ last checked against the Commission's pages on <time datetime="${escapeHtml(chec
 <caption>${grains.length} supported grain classes</caption>
 <thead><tr><th scope="col">grain_id</th><th scope="col">Name</th></tr></thead>
 <tbody>
-${rows}
-</tbody>
+${rows}</tbody>
 </table></div>
 </section>
 
@@ -57,10 +53,12 @@ ${rows}
 <h2 id="use">Using it</h2>
 <ul>
 <li>Send your key in the <code>X-API-Key</code> header (below); each key may make 100 requests an hour.</li>
-<li>Sync by polling <code>GET /api/changelog</code>, and send <code>If-None-Match</code> with the ETag you have: a 304 costs nothing.</li>
+<li>Sync by polling <code>GET /api/changelog</code>, and send <code>If-None-Match</code> with the ETag you have:
+a 304 costs nothing.</li>
 <li>On a 429, wait the seconds in <code>Retry-After</code>.</li>
 </ul>
-<pre tabindex="0" aria-label="Example request"><code>curl -H "X-API-Key: $GRAIN_API_KEY" '<span class="origin">${ORIGIN_PLACEHOLDER}</span>/api/grains/CWRS'</code></pre>
+<pre tabindex="0" aria-label="Example request"><code>curl -H "X-API-Key: $GRAIN_API_KEY" '<span
+class="origin">${ORIGIN_PLACEHOLDER}</span>/api/grains/CWRS'</code></pre>
 <p>Every endpoint, with examples: <a href="/docs">API reference</a>.</p>
 </section>`;
   return page({

@@ -1,39 +1,45 @@
 // The shell shared by the service's pages: plain HTML, one stylesheet and one small script that
 // enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
-
 import { escapeHtml } from '../site-format.ts';
+import { type Html, html, raw } from './html.ts';
 
+/** For pages not yet written with html`…`; new code interpolates into html`…` instead. */
 export { escapeHtml };
 
 export function page(opts: {
   title: string;
   description: string;
-  body: string;
+  body: Html | string;
   script?: string;
   /** An ES module of the page's own (the grading page's). */
   module?: string;
   wide?: boolean;
 }): string {
-  return `<!doctype html>
+  const body = typeof opts.body === 'string' ? raw(opts.body) : opts.body;
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${escapeHtml(opts.title)}</title>
-<meta name="description" content="${escapeHtml(opts.description)}">
+<title>${opts.title}</title>
+<meta name="description" content="${opts.description}">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
-${opts.script ? `<script src="${opts.script}" defer></script>\n` : ''}${opts.module ? `<script type="module" src="${opts.module}"></script>\n` : ''}</head>
+${opts.script && html`<script src="${opts.script}" defer></script>\n`}${
+  opts.module && html`<script type="module" src="${opts.module}"></script>\n`
+}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a> <a href="/grade">Grade a sample</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
-<main id="main"${opts.wide ? ' class="wide"' : ''}>
-${opts.body}
+<header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a>
+<a href="/grade">Grade a sample</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
+<main id="main"${opts.wide ? raw(' class="wide"') : ''}>
+${body}
 </main>
-<footer><p>Data: Canadian Grain Commission, <cite>Official Grain Grading Guide</cite>, primary grade determination tables. This service is not the Commission's.</p></footer>
+<footer><p>Data: Canadian Grain Commission, <cite>Official Grain Grading Guide</cite>, primary grade determination
+tables. This service is not the Commission's.</p></footer>
 </body>
 </html>
-`;
+`.text;
 }

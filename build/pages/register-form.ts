@@ -2,16 +2,17 @@
 // posts (never GETs: the address must not enter a URL) as a plain form, so it works without
 // JavaScript; page.js enhances it in place. `slots` writes the gateway's slots instead of
 // values (the error page's template).
-import { escapeHtml } from './layout.ts';
+import { type Html, html, raw } from './html.ts';
 
 export function registrationForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
-  const email = values === 'slots' ? '{{email}}' : escapeHtml(values.email);
-  const error = values === 'slots' ? '{{error}}' : escapeHtml(values.error);
-  const invalid = values === 'slots' || values.error ? ' aria-invalid="true"' : '';
-  return `<form id="register-form" method="post" action="/api/register" novalidate>
+  const email = values === 'slots' ? raw('{{email}}') : values.email;
+  const error = values === 'slots' ? raw('{{error}}') : values.error;
+  const invalid = values === 'slots' || values.error ? raw(' aria-invalid="true"') : '';
+  return html`<form id="register-form" method="post" action="/api/register" novalidate>
   <label for="email">E-mail address</label>
   <div class="field">
-    <input id="email" name="email" type="email" autocomplete="email" required aria-describedby="email-error email-hint" maxlength="254" value="${email}"${invalid}>
+    <input id="email" name="email" type="email" autocomplete="email" required aria-describedby="email-error email-hint"
+      maxlength="254" value="${email}"${invalid}>
     <button type="submit">Get a key</button>
   </div>
   <p id="email-hint" class="hint">We store the address and a hash of your key, nothing else.</p>
@@ -20,12 +21,16 @@ export function registrationForm(values: { email: string; error: string } | 'slo
 }
 
 /** The key, once, with its copy button and the next command (the template's slots, or JS fills them). */
-export function keyResult(key: string, curl: string, heading: 'h1' | 'h3') {
-  return `<${heading} id="result-title" tabindex="-1">Your API key</${heading}>
-<p class="warning"><strong>Copy it now: it is shown only once.</strong> We keep only a hash of it and cannot show it again.
-If you lose it, register again for a new one.</p>
-<div class="copyable"><code id="api-key" class="key">${key}</code><button type="button" class="copy" data-copy="api-key" hidden>Copy key</button></div>
+export function keyResult(key: string | Html, curl: string | Html, heading: 'h1' | 'h3') {
+  const h = raw(heading);
+  return html`<${h} id="result-title" tabindex="-1">Your API key</${h}>
+<p class="warning"><strong>Copy it now: it is shown only once.</strong> We keep only a hash of it and cannot show it
+again. If you lose it, register again for a new one.</p>
+<div class="copyable"><code id="api-key" class="key">${key}</code>
+<button type="button" class="copy" data-copy="api-key" hidden>Copy key</button></div>
 <p id="copy-status" class="hint" aria-live="polite"></p>
-<p>Next, fetch the list of classes with it (keep the key out of client-side code and public repositories, for instance in an environment variable):</p>
-<div class="copyable"><pre tabindex="0"><code id="curl-line">${curl}</code></pre><button type="button" class="copy" data-copy="curl-line" hidden>Copy command</button></div>`;
+<p>Next, fetch the list of classes with it (keep the key out of client-side code and public repositories, for instance
+in an environment variable):</p>
+<div class="copyable"><pre tabindex="0"><code id="curl-line">${curl}</code></pre>
+<button type="button" class="copy" data-copy="curl-line" hidden>Copy command</button></div>`;
 }
