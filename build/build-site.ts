@@ -2,7 +2,9 @@
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { changelogOrder, compileBodies } from './compile.ts';
 import { type EmittedSite, emitSite } from './emit.ts';
+import { frontDoorBodies } from './front-door.ts';
 import { type DatasetError, loadDataset } from './load.ts';
+import { staticBodies } from './static-bodies.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import { type Dataset, validateDataset } from './validate.ts';
 
@@ -12,7 +14,8 @@ export type BuildResult =
 
 export function siteFromDataset(dataset: Dataset): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
-  return emitSite(compileBodies(dataset), {
+  const bodies = new Map([...compileBodies(dataset), ...frontDoorBodies(dataset), ...staticBodies()]);
+  return emitSite(bodies, {
     schema_version: SCHEMA_VERSION,
     dataset_version: latest?.id ?? 'unreleased',
     ...(latest ? { dataset_updated_at: latest.created_at } : {}),

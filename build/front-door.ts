@@ -1,0 +1,20 @@
+// Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade) and the
+// templates of the answers to the registration form, which the gateway fills per request.
+import { buildOpenApi } from './openapi.ts';
+import { renderDocs } from './pages/docs.ts';
+import { referenceExamples } from './pages/examples.ts';
+import { renderGradePage } from './pages/grade.ts';
+import { renderHome } from './pages/home.ts';
+import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
+import { PAGE_TEMPLATES } from './site-format.ts';
+import type { Dataset } from './validate.ts';
+
+export function frontDoorBodies(ds: Dataset): Map<string, string> {
+  return new Map([
+    ['/', renderHome(ds.grains)],
+    ['/docs', renderDocs(buildOpenApi(ds), referenceExamples(ds))],
+    ['/grade', renderGradePage(ds.grains)],
+    [PAGE_TEMPLATES.registered, renderRegistered()],
+    [PAGE_TEMPLATES.registerError, renderRegisterError()],
+  ]);
+}
