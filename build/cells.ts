@@ -40,7 +40,7 @@ const threshold = (value_type: ValueType, value: number | string | null, extra: 
   }) as Threshold;
 
 /**
- * A partial limit (issue 16): the cell's number limits only some parts of the factor, together
+ * A partial limit (docs/grading.md): the cell's number limits only some parts of the factor, together
  * ("10%, either alone or in combination with each other, of amber durum and any variety of the
  * class CWSP"). The editor names the parts as printed and the key a sample gives their sum under.
  */
@@ -158,7 +158,7 @@ export function cellFromAuthority(
 ): string | Record<string, string | string[]> | { error: string } {
   if (PRINTED_NUMBER.test(text) || WITH_ALT.test(text) || NO_LIMIT.test(text) || NOT_APPLICABLE.test(text)) return text;
   if (direction === 'qualitative') return text ? text : { error: 'an empty cell' };
-  // "No limit – maximum 50% broken": no limit on the whole, a partial limit on one part (issue 16)
+  // "No limit – maximum 50% broken": no limit on the whole, a partial limit on one part (docs/grading.md)
   const partial = /^no limit\s*[-–—]\s*maximum (\d+(?:\.\d+)?)% ([a-z ]+)$/i.exec(text);
   if (partial) {
     const part = partial[2]!.trim();

@@ -18,7 +18,7 @@ export const summaryOf = (g: GrainRecord): GrainSummary => ({
   grades: g.grades,
 });
 
-/** docs/api.md: effective_date descending, then created_at descending, then id ascending. */
+/** docs/contract.md: effective_date descending, then created_at descending, then id ascending. */
 type Ordered = Pick<SourceEntry, 'effective_date' | 'created_at' | 'id'>;
 export const changelogOrder = (a: Ordered, b: Ordered) =>
   (a.effective_date < b.effective_date ? 1 : a.effective_date > b.effective_date ? -1 : 0) ||

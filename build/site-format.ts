@@ -89,7 +89,7 @@ export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
 export const GRAIN_LIST_KEY = '/api/grains';
 
 /**
- * The pages the gateway fills per request (issue 19): the answers to the front door's form post
+ * The pages the gateway fills per request (docs/contract.md, The front door): the answers to the front door's form post
  * to /api/register. The build writes them as bodies under these keys (never served as they are);
  * `{{name}}` marks a slot the gateway fills with the HTML-escaped value.
  */

@@ -1,6 +1,6 @@
 // Checks the dataset as editors wrote it and turns it into published records. Every problem is
 // reported with file, line, column and field, all in one run; records come back only when there
-// are none (issue 2: nothing is published when any error exists).
+// are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';

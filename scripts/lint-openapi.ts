@@ -1,6 +1,6 @@
 // npm run lint:openapi (part of npm run lint): the OpenAPI document as the build writes it, checked
 // by Redocly (recommended-strict: every warning is an error) and Spectral (spectral:oas, failing on
-// warnings), so validators and generated clients accept it as is (issue 18 §2).
+// warnings), so validators and generated clients accept it as is.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

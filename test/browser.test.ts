@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
-// The front door in a real browser (issue 7): Debian's Chromium driven by playwright-core against
-// a gateway on port 0. In CI this must run (.ci/run installs chromium); elsewhere it is skipped
+// The front door in a real browser (docs/contract.md, The front door): Debian's Chromium driven
+// by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs chromium); elsewhere it is skipped
 // only when /usr/bin/chromium is missing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -214,7 +214,7 @@ describe('front door in a browser', { skip }, () => {
     return axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
   }
 
-  // Issue 19: a laptop and a phone, light and dark, with and without JavaScript.
+  // A laptop and a phone, light and dark, with and without JavaScript.
   const SCREENS = [
     ['laptop', 1280, 800],
     ['phone', 390, 844],
@@ -312,7 +312,7 @@ describe('front door in a browser', { skip }, () => {
     });
   }
 
-  // Issue 19: grading in the browser gives what the CLI gives, for three classes.
+  // Grading in the browser gives what the CLI gives, for three classes.
   const GRADED = [
     ['CWRS', 1280, 800, false],
     ['CORN_CW', 390, 844, true],

@@ -78,7 +78,7 @@ const CASES: Case[] = [
     body: 'x'.repeat(2000),
   },
   { error: 'badJson', gw: 'main', op: REGISTER, method: 'POST', path: '/api/register', headers: json, body: '[]' },
-  // the front door's form post: answered with a page (issue 19)
+  // the front door's form post: answered with a page
   {
     error: 'badForm',
     gw: 'main',

@@ -1,4 +1,4 @@
-// Issue 19: the front door's registration without JavaScript. The form posts url-encoded to
+// The front door's registration without JavaScript. The form posts url-encoded to
 // /api/register and is answered with a page: the key once (with the next command, built from the
 // origin asked), or the form again with the error next to the field. Real gateway, real HTTP.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Hostile input, generated (issue 5). Requests are written as raw bytes, so malformed methods,
+// Hostile input, generated. Requests are written as raw bytes, so malformed methods,
 // paths, headers and bodies reach the server as sent. Every answer must be a documented status
 // with a well-formed JSON error body, or a valid data response; never a 5xx, never a hang; the
 // process stays up. CI: FUZZ_RUNS (10,000) cases with a fixed seed; `npm run fuzz` runs more.

@@ -1,5 +1,5 @@
-// Hourly limits (decisions.md §3): exact under concurrency, fixed windows from the first counted
-// request, 304 and 429 not counted, the quota kept across a replacement key. Time is injected.
+// Hourly limits (docs/contract.md, Authentication and limits): exact under concurrency, fixed
+// windows from the first counted request, 304 and 429 not counted, the quota kept across a replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
@@ -62,7 +62,7 @@ describe('window arithmetic', () => {
       assert.deepEqual(decision, { allowed: c.allowed, limit: 5, used: c.used, resetAt: c.resetAt });
     });
   }
-  it('writes the headers of decisions.md §3', () => {
+  it('writes the rate-limit headers of the contract', () => {
     assert.deepEqual(
       rateLimitHeaders({ allowed: true, limit: 100, used: 3, resetAt: 1_800_000_500 }, 1_800_000_000 - 3_599_000),
       [
@@ -181,13 +181,13 @@ describe('the hourly limit over HTTP', () => {
     for (let i = 3; i < 100; i++) await get(t.url, '/api/grains', key);
     assert.equal((await get(t.url, '/api/grains', key)).status, 429);
     assert.equal((await get(t.url, '/api/grains', key)).headers['x-ratelimit-used'], '100');
-    // past the limit a revalidation is still answered: a 304 costs nothing (decisions.md §4)
+    // past the limit a revalidation is still answered: a 304 costs nothing (docs/contract.md, Errors and HTTP)
     const nm = await get(t.url, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
     assert.equal(nm.status, 304);
     assert.equal(nm.headers['x-ratelimit-remaining'], '0');
   });
 
-  it("counts a key's hour as its own: another key of the account starts at 1 (decisions.md §3)", async () => {
+  it("counts a key's hour as its own: another key of the account starts at 1", async () => {
     const old = await register(t.url, 'carry@example.com');
     for (let i = 0; i < 60; i++) assert.equal((await get(t.url, '/api/grains', old)).status, 200);
     const other = await register(t.url, 'carry@example.com');

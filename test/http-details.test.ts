@@ -1,4 +1,4 @@
-// HTTP details a careful client meets (issue 18 §3): the 401 challenge, Accept-Encoding with q=0,
+// HTTP details a careful client meets (docs/contract.md, Errors and HTTP): the 401 challenge, Accept-Encoding with q=0,
 // the absolute-form request target, If-Match before If-None-Match, and a 304 that costs nothing
 // even when the key's hour is spent.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The key rules of decisions.md §2–§3 (issue 18), on both stores against a real gateway: a key's
+// The key rules (docs/contract.md, Keys and registration), on both stores against a real gateway: a key's
 // quota is its own, registering again revokes nothing, a presented key of the same account is
 // rotated, a key revokes itself, an account holds at most 5 live keys, and stores written before
 // keys had their own ids are migrated without losing a key or a counter.

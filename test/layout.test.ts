@@ -1,4 +1,4 @@
-// The layout's rules that a reader relies on (issue 15): the gateway knows the build only through
+// The layout's rules that a reader relies on (README, How it fits together): the gateway knows the build only through
 // build/site-format.ts, that file depends on nothing, only gateway/server.ts touches node:http, and
 // no source file outside test/ grows past 300 lines.
 // (server-proxy.ts is the server's too: the UPSTREAM_URL mode's http-proxy wiring.)

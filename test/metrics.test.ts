@@ -1,4 +1,4 @@
-// Issue 20: GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
+// GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
 // accounts CLI's views of it, each against a real gateway on both stores.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -220,8 +220,8 @@ for (const [name, storeEnv, skip] of STORES) {
   });
 }
 
-// The dashboard and the alert rules checked into docs/ read these metrics (issue 20): every
-// metric they query is one a real scrape has, on both stores' gateway (here the embedded one).
+// The dashboard and the alert rules checked into docs/ read these metrics (docs/operations.md,
+// Monitoring): every metric they query is one a real scrape has, on both stores' gateway (here the embedded one).
 describe('docs: the dashboard and the alert rules query metrics that exist', () => {
   const names = (text: string) => new Set(text.match(/\b(?:gateway|process|nodejs)_[a-z0-9_]+/g) ?? []);
   const dashboard = JSON.parse(readFileSync(join(root, 'docs/grafana-dashboard.json'), 'utf8')) as {

@@ -146,7 +146,7 @@ describe('security', () => {
       }
     });
 
-    // A flood of made-up keys is the cheapest attack there is (issue 6): a key whose checksum
+    // A flood of made-up keys is the cheapest attack there is: a key whose checksum
     // fails reaches no store lookup and gets the one prepared 401, allocated once; a well-formed
     // unknown key costs one lookup. The gateway's own app and store, counted, not replaced.
     it('refuses made-up keys without a store lookup, with one prepared response', () => {

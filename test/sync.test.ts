@@ -1,4 +1,4 @@
-// `npm run sync` and the typed client against a real gateway on port 0 (issue 17): a first sync
+// `npm run sync` and the typed client against a real gateway on port 0 (docs/sync.md): a first sync
 // equals the API byte for byte; a second costs at most one counted request; a changed dataset
 // brings exactly the changed records; a small quota, or a gateway killed mid-sync, leaves the old
 // mirror untouched; a 429 with a short Retry-After is waited out when allowed.

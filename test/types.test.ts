@@ -1,7 +1,7 @@
 // The types are derived from the JSON Schemas (build/types.ts), and `npm test` type-checks this
 // file first (tsc --noEmit): the type-level checks below are the test, and a wrong derivation fails
 // the type check before any test runs. A threshold's value is a number exactly when its value_type
-// is numeric (docs/api.md, the Threshold schema), and a record's fields are exactly the schema's.
+// is numeric (docs/contract.md, the Threshold schema), and a record's fields are exactly the schema's.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Changelog, Record_ } from '../build/client/api.ts';

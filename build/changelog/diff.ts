@@ -1,5 +1,5 @@
 // Pure: two published records of one class → the list of changes a client applies to go from one
-// to the other (docs/api.md, "Changes as data"). A threshold's change is one row per field of the
+// to the other (docs/contract.md, "Changes as data"). A threshold's change is one row per field of the
 // cell; a factor's own field, one row; any other field of the record, one row with the whole value.
 // Added or removed factors and grades carry the whole object; a change to the groups' layout (a
 // group added, renamed or reordered, a factor moved) is one row, `factor_groups`, with the layout.

@@ -1,4 +1,4 @@
-// The typed client (issue 17): fetch only, no runtime dependency; bundled by the build into the
+// The typed client (docs/sync.md): fetch only, no runtime dependency; bundled by the build into the
 // public module /client/api.js, and used by `npm run sync`. It sends If-None-Match from the cache
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors

@@ -77,7 +77,7 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
   };
 }
 
-/** The newest entry that lists its changes (docs/api.md, "Changes as data"), else the newest. */
+/** The newest entry that lists its changes (docs/contract.md, "Changes as data"), else the newest. */
 function changelogExample(sorted: ChangelogEntry[], curl: (path: string) => string, headers: string[]): Example {
   const entry = sorted.find((e) => e.changes?.length) ?? sorted[0];
   const grain = entry?.grain_ids_affected[0];

@@ -1,4 +1,4 @@
-// The threshold schemas: one per value_type, joined by a discriminator on value_type (issue 18 §2),
+// The threshold schemas: one per value_type, joined by a discriminator on value_type (docs/contract.md, Records),
 // so that a generated client gets a numeric `value` exactly when value_type is numeric.
 import { exact, nullableStr, str } from './parts.ts';
 
@@ -11,7 +11,7 @@ const note = nullableStr;
 
 /**
  * A threshold, one schema per value_type (a discriminated union): a generated client gets a
- * numeric `value` exactly when value_type is numeric (issue 18 §2).
+ * numeric `value` exactly when value_type is numeric (docs/contract.md, Records).
  */
 export const ThresholdNumeric = {
   ...exact({

@@ -1,5 +1,5 @@
 // npm run bench:log [-- --duration 4 --warmup 2 --rounds 12 --connections 32]
-// The access log's and the metrics' cost on the hot path (issue 20): the gateway with
+// The access log's and the metrics' cost on the hot path (docs/performance.md): the gateway with
 // ACCESS_LOG=all (the default), with ACCESS_LOG=off, and with METRICS_TOKEN set, each with its
 // stdout read through a pipe as a log collector reads it, against a bare node:http server sending
 // the same bytes. One key, GET /api/grains/CWRS, measured twice: in alternated rounds (req/s, as

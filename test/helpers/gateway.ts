@@ -15,7 +15,8 @@ import { tempDir } from './dataset.ts';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
 // Every key handed out by a 201 in this test file, and everything its gateways logged: when the
-// file ends, no key may appear in any log (issue 5). Every suite checks this by using the helpers.
+// file ends, no key may appear in any log (docs/contract.md, Keys and registration). Every suite
+// checks this by using the helpers.
 const issuedKeys = new Set<string>();
 const gatewayLogs: string[][] = [];
 after(() => {
