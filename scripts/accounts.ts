@@ -9,10 +9,29 @@ import { redisAccountQueries } from '../gateway/store/redis.ts';
 import { openRedisClient } from '../gateway/store/redis-client.ts';
 import { accountQueries, openDatabase } from '../gateway/store/sqlite-schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
+import { readArgs, usageExit } from './cli.ts';
 
-const USAGE = `usage: npm run accounts -- list [--sort created|last-used|requests] [--csv]
-                          | show <email> [--csv]
-                          | revoke <email> <key id> | revoke <email> --all`;
+const spec = {
+  command: 'npm run accounts --',
+  usage:
+    'list [--sort created|last-used|requests] [--csv] | show <email> [--csv] | revoke <email> <key id> ' +
+    '| revoke <email> --all',
+  help: `
+Lists, shows and revokes accounts and keys in the gateway's own store: REDIS_URL's Redis when set,
+else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
+
+  list            every account: its live keys, requests and last use
+    --sort ORDER  created (default), last-used (most recent first) or requests (most first)
+    --csv         one row per key, for a spreadsheet
+  show EMAIL      one account and each of its keys (--csv as for list)
+  revoke EMAIL KEY_ID   revoke one key (show lists the ids)
+  revoke EMAIL --all    revoke every live key of the account
+
+Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.`,
+  options: { sort: { type: 'string' }, csv: { type: 'boolean' }, all: { type: 'boolean' } },
+  positionals: true,
+} as const;
+
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 const live = (a: AccountRow) => a.keys.filter((k) => k.revoked_at === null).length;
 const requestsOf = (a: AccountRow) => a.keys.reduce((n, k) => n + k.requests, 0);
@@ -65,25 +84,43 @@ function csvRows(a: AccountRow): string[] {
   );
 }
 
-/** `list`'s options, or null when they are not understood. */
-function listOptions(args: string[]): { sort: string; csv: boolean } | null {
-  let sort = 'created';
-  let csv = false;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--csv' && !csv) csv = true;
-    else if (args[i] === '--sort' && SORTS[args[i + 1] ?? '']) sort = args[++i]!;
-    else return null;
-  }
-  return { sort, csv };
+interface Call {
+  command: 'list' | 'show' | 'revoke';
+  email: string;
+  keyId: string | null;
+  sort: keyof typeof SORTS;
+  csv: boolean;
 }
 
-async function run(q: AccountQueries, args: string[]): Promise<number> {
-  const [command, rawEmail, which] = args;
-  const email = rawEmail?.trim().toLowerCase();
-  const list = command === 'list' ? listOptions(args.slice(1)) : null;
-  if (list) {
-    const rows = (await q.list()).sort(SORTS[list.sort]);
-    if (list.csv) {
+/** The call in argv, or a usage error saying what is wrong (exit 2). */
+function readCall(argv: string[]): Call {
+  const { values, positionals } = readArgs(spec, argv);
+  const [command, rawEmail, keyId, ...rest] = positionals;
+  const fail = (message: string) => usageExit(spec, message);
+  if (command !== 'list' && command !== 'show' && command !== 'revoke') {
+    return fail(
+      command ? `unknown command "${command}": list, show or revoke` : 'a command is missing: list, show or revoke',
+    );
+  }
+  const sort = values.sort ?? 'created';
+  if (!(sort in SORTS)) fail(`--sort must be created, last-used or requests, not "${sort}"`);
+  if (values.sort !== undefined && command !== 'list') fail('--sort goes with list');
+  if (values.csv && command === 'revoke') fail('--csv goes with list or show');
+  if (values.all && command !== 'revoke') fail('--all goes with revoke');
+  const email = rawEmail?.trim().toLowerCase() ?? '';
+  if (command === 'list' && rawEmail !== undefined) fail('list takes no e-mail address (show does)');
+  if (command !== 'list' && !email) fail(`${command} needs an e-mail address`);
+  if (command === 'show' && keyId !== undefined) fail('show takes one e-mail address');
+  if (command === 'revoke' && (keyId === undefined) === !values.all) fail('revoke names one key id, or --all');
+  if (rest.length) fail(`unexpected "${rest[0]}"`);
+  return { command, email, keyId: keyId ?? null, sort: sort as keyof typeof SORTS, csv: Boolean(values.csv) };
+}
+
+async function run(q: AccountQueries, call: Call): Promise<number> {
+  const { command, email } = call;
+  if (command === 'list') {
+    const rows = (await q.list()).sort(SORTS[call.sort]);
+    if (call.csv) {
       console.log([CSV_HEADER, ...rows.flatMap(csvRows)].join('\n'));
       return 0;
     }
@@ -91,32 +128,28 @@ async function run(q: AccountQueries, args: string[]): Promise<number> {
     console.log(`${rows.length} account(s)`);
     return 0;
   }
-  const csv = command === 'show' && args.length === 3 && which === '--csv';
-  if ((command === 'show' && (args.length === 2 || csv)) || (command === 'revoke' && args.length === 3)) {
-    const a = await q.show(email!);
-    if (!a) {
-      console.error(`no account for ${email}`);
-      return 1;
-    }
-    if (command === 'show') {
-      if (csv) console.log([CSV_HEADER, ...csvRows(a)].join('\n'));
-      else for (const line of [accountLine(a), ...a.keys.map(keyLine)]) console.log(line);
-      return 0;
-    }
-    const keyId = which === '--all' ? null : which!;
-    if (keyId !== null && !a.keys.some((k) => k.id === keyId)) {
-      console.error(`${email} has no key ${keyId} (npm run accounts -- show ${email} lists its keys)`);
-      return 1;
-    }
-    const n = await q.revoke(email!, keyId, Date.now());
-    console.log(`revoked ${n} live key(s) of ${email}`);
+  const a = await q.show(email);
+  if (!a) {
+    console.error(`no account for ${email}`);
+    return 1;
+  }
+  if (command === 'show') {
+    if (call.csv) console.log([CSV_HEADER, ...csvRows(a)].join('\n'));
+    else for (const line of [accountLine(a), ...a.keys.map(keyLine)]) console.log(line);
     return 0;
   }
-  console.error(USAGE);
-  return 2;
+  const { keyId } = call;
+  if (keyId !== null && !a.keys.some((k) => k.id === keyId)) {
+    console.error(`${email} has no key ${keyId} (npm run accounts -- show ${email} lists its keys)`);
+    return 1;
+  }
+  const n = await q.revoke(email, keyId, Date.now());
+  console.log(`revoked ${n} live key(s) of ${email}`);
+  return 0;
 }
 
 async function main(): Promise<number> {
+  const call = readCall(process.argv.slice(2));
   let config: Readonly<Config>;
   try {
     config = loadConfig(process.env);
@@ -128,14 +161,14 @@ async function main(): Promise<number> {
   if (config.redisUrl) {
     const client = await openRedisClient(config.redisUrl);
     try {
-      return await run(redisAccountQueries(client, config.redisPrefix), process.argv.slice(2));
+      return await run(redisAccountQueries(client, config.redisPrefix), call);
     } finally {
       client.disconnect();
     }
   }
   const db = openDatabase(config.stateDir);
   try {
-    return await run(accountQueries(db), process.argv.slice(2));
+    return await run(accountQueries(db), call);
   } finally {
     db.close();
   }

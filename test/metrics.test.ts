@@ -185,11 +185,22 @@ for (const [name, storeEnv, skip] of STORES) {
       );
       const show = await runAccounts(state, 'show', `busy-${name}@example.com`, '--csv');
       assert.equal(show.stdout, `${rows[0]}\n${rows[1]}\n`);
-      for (const bad of [['list', '--sort'], ['list', '--sort', 'size'], ['list', '--csv', '--csv'], ['show']]) {
+      for (const [bad, why] of [
+        [['list', '--sort'], /^Option '--sort <value>' argument missing/],
+        [['list', '--sort', 'size'], /^--sort must be created, last-used or requests, not "size"/],
+        [['list', '--format'], /^Unknown option '--format'/],
+        [['show'], /^show needs an e-mail address/],
+        [['revoke', 'x@example.com'], /^revoke names one key id, or --all/],
+        [[], /^a command is missing: list, show or revoke/],
+      ] as const) {
         const r = await runAccounts(state, ...bad);
         assert.equal(r.status, 2, bad.join(' '));
-        assert.match(r.stderr, /^usage: npm run accounts/);
+        assert.match(r.stderr, why);
+        assert.match(r.stderr, /\nusage: npm run accounts -- list/);
       }
+      const help = await runAccounts(state, '--help');
+      assert.equal(help.status, 0);
+      assert.match(help.stdout, /^usage: npm run accounts -- list/);
     });
   });
 
