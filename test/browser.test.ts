@@ -7,16 +7,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { MESSAGES } from '../gateway/errors.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { suite } from './helpers/suite.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium)';
 const artifacts = join(root, 'test-artifacts');
 
-describe('front door in a browser', { skip }, () => {
+suite('front door in a browser', skip, () => {
   let t: TestGateway;
   let browser: Browser;
   const started = Date.now();

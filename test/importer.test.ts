@@ -12,6 +12,7 @@ import { readPageIndex } from '../build/import/read-page.ts';
 import { loadDataset, loadYaml } from '../build/load.ts';
 import { validateGrainFile } from '../build/validate.ts';
 import { tempDir } from './helpers/dataset.ts';
+import { suite } from './helpers/suite.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures');
@@ -370,7 +371,7 @@ describe('draft grain files', () => {
 });
 
 const shared = join(root, '..', 'shared', 'authority-pages');
-describe('the shared authority pages', { skip: !existsSync(shared) && 'no ../shared/authority-pages here' }, () => {
+suite('the shared authority pages', !existsSync(shared) && 'no ../shared/authority-pages here', () => {
   const ds = loadDataset(join(root, 'dataset'));
   for (const file of ds.grains) {
     it(`reproduce every number of ${file.file}`, () => {

@@ -13,6 +13,7 @@ import { encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { suite } from './helpers/suite.ts';
 
 const redisSkip = await redisSkipReason();
 const json = { 'content-type': 'application/json' };
@@ -34,7 +35,7 @@ const stores: [name: string, env: () => Record<string, string>, skip: string | f
 ];
 
 for (const [name, env, skip] of stores) {
-  describe(`key rules, ${name}`, { skip }, () => {
+  suite(`key rules, ${name}`, skip, () => {
     let t: TestGateway;
     before(async () => {
       t = await startTestGateway({ ...env(), RATE_LIMIT_PER_HOUR: '3', REGISTER_LIMIT_PER_HOUR: '1000' });

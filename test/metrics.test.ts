@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { digestHex, hashKey } from '../gateway/keys.ts';
 import { get, register, request, root, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { suite } from './helpers/suite.ts';
 
 const TOKEN = 'test-metrics-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -45,7 +46,7 @@ async function waitForStore(url: string) {
 }
 
 for (const [name, storeEnv, skip] of STORES) {
-  describe(`GET /metrics (${name})`, { skip }, () => {
+  suite(`GET /metrics (${name})`, skip, () => {
     it('is an unknown path without METRICS_TOKEN, and without the token sent', async () => {
       const off = await startTestGateway(storeEnv());
       const on = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
@@ -125,7 +126,7 @@ for (const [name, storeEnv, skip] of STORES) {
     });
   });
 
-  describe(`per-key usage (${name})`, { skip }, () => {
+  suite(`per-key usage (${name})`, skip, () => {
     it('is exact after concurrent requests and a restart; npm run accounts lists, sorts and exports it', async () => {
       const env = { ...storeEnv(), RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '100' };
       const clock = testClock();
@@ -204,7 +205,7 @@ for (const [name, storeEnv, skip] of STORES) {
     });
   });
 
-  describe(`security: GET /metrics (${name})`, { skip }, () => {
+  suite(`security: GET /metrics (${name})`, skip, () => {
     it("never shows a key, a key's hash or an e-mail of the accounts it serves", async () => {
       const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN, REGISTER_LIMIT_PER_HOUR: '100' });
       try {
