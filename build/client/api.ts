@@ -8,6 +8,8 @@ import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 export interface RateLimit {
   limit: number;
   remaining: number;
+  /** Requests the service has counted in this window (X-RateLimit-Used), when it says. */
+  used: number | null;
   /** When the window resets, epoch seconds. */
   reset: number;
 }
@@ -63,7 +65,8 @@ function rateLimitOf(h: Headers): RateLimit | null {
     int(h.get('x-ratelimit-remaining')),
     int(h.get('x-ratelimit-reset')),
   ];
-  return limit === null || remaining === null || reset === null ? null : { limit, remaining, reset };
+  const used = int(h.get('x-ratelimit-used'));
+  return limit === null || remaining === null || reset === null ? null : { limit, remaining, used, reset };
 }
 
 export function createClient(opts: ClientOptions) {

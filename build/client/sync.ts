@@ -8,7 +8,7 @@
 // mirror exactly as it was.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ApiError, type ClientCache, type ClientOptions, createClient } from './api.ts';
+import { ApiError, type ClientCache, type ClientOptions, createClient, type RateLimit } from './api.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   out: string;
@@ -20,7 +20,11 @@ export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
 export interface SyncSummary {
   changed: boolean;
   records: { new: number; changed: number; unchanged: number; removed: number };
-  /** Requests the service counted against the hour (every answer but a 304). */
+  /**
+   * Requests the service counted against the hour during the run: read from its X-RateLimit-Used
+   * headers, so it stays true behind a cache that answers or rewrites some requests itself; where
+   * the service sends none, the answers that were not a 304.
+   */
   counted: number;
   remaining: number | null;
   /** Classes whose record changed with no new changelog entry naming them (a rollback, say). */
@@ -63,19 +67,19 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     set: (path, entry) => fresh.set(path, entry),
   };
   const client = createClient({ ...opts, cache });
-  let counted = 0;
   let remaining: number | null = null;
-  const ask = async <T>(answer: Promise<{ notModified: boolean; rateLimit: { remaining: number } | null } & T>) => {
+  const tally = countedTally();
+  const ask = async <T>(answer: Promise<{ notModified: boolean; rateLimit: RateLimit | null } & T>) => {
     if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
     const a = await answer;
-    if (!a.notModified) counted++;
+    tally.add(a.notModified, a.rateLimit?.used ?? null);
     remaining = a.rateLimit?.remaining ?? remaining;
     return a;
   };
   const done = (records: SyncSummary['records'], changed: boolean, unannounced: string[] = []): SyncSummary => ({
     changed,
     records,
-    counted,
+    counted: tally.counted(),
     remaining,
     unannounced,
   });
@@ -130,6 +134,28 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
 }
 
 const GRAIN = '/api/grains/';
+
+/**
+ * What the service counted, from the X-RateLimit-Used of each answer: the rises between answers
+ * (a window that resets starts again from its own count), plus the first answer when it was not a
+ * 304. Without the header, each answer that was not a 304.
+ */
+function countedTally() {
+  let own = 0;
+  let fromHeaders = 0;
+  let last: number | null = null;
+  let headers = true;
+  return {
+    add(notModified: boolean, used: number | null) {
+      if (!notModified) own++;
+      if (used === null) headers = false;
+      else if (last === null) fromHeaders = notModified ? 0 : 1;
+      else fromHeaders += used >= last ? used - last : used;
+      if (used !== null) last = used;
+    },
+    counted: () => (headers && last !== null ? fromHeaders : own),
+  };
+}
 
 /** The classes named by the entries the API lists now that the mirror's changelog did not have. */
 function namedByNewEntries(out: string, changelog: { notModified: boolean; body: { entries: Entry[] } }) {

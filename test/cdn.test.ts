@@ -1,0 +1,101 @@
+// Behind a real CDN (docs/operations.md, "Behind a CDN"): Debian's Varnish with the shipped
+// configuration in front of a real gateway. Keyed requests pass with their conditional headers,
+// so a revalidation is a free 304 (also for a spent key) and the gateway counts what it must;
+// nothing keyed is stored or shared between keys; brotli reaches the clients that take it; and
+// the sync client reports what the gateway counted.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { brotliDecompressSync } from 'node:zlib';
+import { syncMirror } from '../build/client/sync.ts';
+import { tempDir } from './helpers/dataset.ts';
+import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { suite } from './helpers/suite.ts';
+import { startVarnish, type TestVarnish, varnishSkipReason } from './helpers/varnish.ts';
+
+suite('behind Varnish', varnishSkipReason(), () => {
+  let t: TestGateway;
+  let cdn: TestVarnish;
+  before(async () => {
+    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '30', REGISTER_LIMIT_PER_HOUR: '100' });
+    cdn = await startVarnish(t.url);
+  });
+  after(async () => {
+    await cdn?.close();
+    await t?.close();
+  });
+  /** The hour's count of a key, asked of the gateway itself with a free revalidation (also when spent). */
+  const usedAtGateway = async (key: string) => {
+    const probe = await get(
+      t.url,
+      '/api/changelog?limit=1',
+      await register(t.url, `probe-${key.slice(-6)}@example.com`),
+    );
+    const again = await get(t.url, '/api/changelog?limit=1', key, { 'if-none-match': probe.headers.etag! });
+    assert.equal(again.status, 304);
+    return Number(again.headers['x-ratelimit-used']);
+  };
+
+  it("two keys never see each other: each gets the gateway's own answer, and nothing keyed is stored", async () => {
+    const [a, b] = [await register(cdn.url, 'a@example.com'), await register(cdn.url, 'b@example.com')];
+    const ra = await get(cdn.url, '/api/grains/CWRS', a);
+    const rb = await get(cdn.url, '/api/grains/CWRS', b);
+    const rb2 = await get(cdn.url, '/api/grains/CWRS', b);
+    assert.deepEqual([ra.status, rb.status, rb2.status], [200, 200, 200]);
+    assert.deepEqual(
+      [ra.headers['x-ratelimit-used'], rb.headers['x-ratelimit-used'], rb2.headers['x-ratelimit-used']],
+      ['1', '1', '2'],
+    );
+    assert.equal(ra.headers['cache-control'], 'private, no-cache');
+    const none = await get(cdn.url, '/api/grains/CWRS', 'ggt_not-a-key');
+    assert.equal(none.status, 401);
+    assert.equal(none.headers['x-ratelimit-used'], undefined);
+    // Varnish's X-Varnish holds one transaction id for a pass or a miss, two for a hit
+    for (const r of [ra, rb, rb2, none]) {
+      assert.match(String(r.headers['x-varnish']), /^\d+$/, 'not from the cache');
+      assert.equal(r.headers.age, '0');
+    }
+  });
+
+  it('a revalidation through the cache is a free 304, also when the key is spent', async () => {
+    const key = await register(cdn.url, 'reval@example.com');
+    const first = await get(cdn.url, '/api/grains', key);
+    assert.equal(first.status, 200, JSON.stringify(first.headers));
+    for (let i = 0; i < 3; i++) {
+      const again = await get(cdn.url, '/api/grains', key, { 'if-none-match': first.headers.etag! });
+      assert.equal(again.status, 304);
+      assert.equal(again.headers['x-ratelimit-used'], '1', 'a 304 is not counted');
+      assert.equal(again.headers.etag, first.headers.etag);
+    }
+    for (let i = 0; i < 29; i++) assert.equal((await get(cdn.url, '/api/grains/CWAD', key)).status, 200);
+    assert.equal((await get(cdn.url, '/api/grains/CWAD', key)).status, 429, 'the hour is spent');
+    const spent = await get(cdn.url, '/api/grains', key, { 'if-none-match': first.headers.etag! });
+    assert.equal(spent.status, 304);
+    assert.equal(await usedAtGateway(key), 30);
+  });
+
+  it('brotli reaches a client that takes it, for data and for a page', async () => {
+    const key = await register(cdn.url, 'br@example.com');
+    const direct = await get(t.url, '/api/grains/CWRS', key);
+    for (const path of ['/api/grains/CWRS', '/docs', '/docs']) {
+      const r = await get(cdn.url, path, path.startsWith('/api') ? key : undefined, {
+        'accept-encoding': 'gzip, deflate, br',
+      });
+      assert.equal(r.status, 200, path);
+      assert.equal(r.headers['content-encoding'], 'br', path);
+      if (path.startsWith('/api')) assert.deepEqual(brotliDecompressSync(r.body), direct.body);
+    }
+  });
+
+  it('sync through the cache prints the count the gateway kept', async () => {
+    const key = await register(cdn.url, 'sync@example.com');
+    const out = join(tempDir('cdn-mirror'), 'tables');
+    await get(cdn.url, '/api/grains/CWRS', key); // one counted request before the run
+    const first = await syncMirror({ baseUrl: cdn.url, key, out });
+    const used = await usedAtGateway(key);
+    assert.equal(first.counted, used - 1);
+    const second = await syncMirror({ baseUrl: cdn.url, key, out });
+    assert.equal(second.counted, 0);
+    assert.equal(await usedAtGateway(key), used);
+  });
+});
