@@ -1,5 +1,6 @@
 // The grader as users get it: the public module the gateway serves (bundled by the build) and
-// `npm run grade`, both giving the answers of build/client/grade.ts, and the CLI's exit codes.
+// `npm run grade`, both giving the answers of build/client/grade.ts, and the CLI's exit codes:
+// a sample that is not JSON named by line and column, a value no sample can have by field and range.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -71,11 +72,59 @@ describe('grader: the public module and the CLI', () => {
 
   const failures: [name: string, args: string[], input: string | null, status: number, message: RegExp][] = [
     ['a malformed sample', ['CWRS', '-'], '{"values":{"ergot":"high"}}', 2, /values\.ergot: must be a finite number/],
-    ['a sample that is not JSON', ['CWRS', '-'], '{', 2, /is not JSON/],
+    [
+      'a sample that is not JSON',
+      ['CWRS', '-'],
+      '{\n  "values": {"ergot": 0.05,}\n}',
+      2,
+      /^the sample on standard input is not JSON at line 2, column 28: /,
+    ],
+    ['an empty sample', ['CWRS', '-'], '', 2, /is not JSON at line 1, column 1/],
+    [
+      'a negative amount',
+      ['CWRS', '-'],
+      '{"values":{"ergot":-1}}',
+      2,
+      /values\.ergot: Ergot cannot be -1: it must be from 0 to 100 %/,
+    ],
+    [
+      'a percentage over 100',
+      ['CWRS', '-'],
+      '{"values":{"minimum_protein":250}}',
+      2,
+      /values\.minimum_protein: Minimum protein cannot be 250: it must be from 0 to 100 %/,
+    ],
+    [
+      'a test weight no grain has',
+      ['CWRS', '-'],
+      '{"values":{"minimum_test_weight":250}}',
+      2,
+      /values\.minimum_test_weight: .* more than 0 and at most 100 kg\/hL/,
+    ],
+    [
+      'an unknown option',
+      ['CWRS', '-', '--sight', 'x'],
+      '{}',
+      2,
+      /Unknown option '--sight'[\s\S]*usage: npm run grade/,
+    ],
     ['an unknown grain', ['NOPE', '-'], '{}', 2, /unknown grain id "NOPE"/],
-    ['no arguments', [], null, 2, /usage: npm run grade/],
+    ['no arguments', [], null, 2, /give a grain id and a sample file \(or -\)\nusage: npm run grade -- <GRAIN_ID>/],
     ['no build', ['CWRS', '-', '--site', '/nonexistent'], '{}', 1, /no published build/],
   ];
+  it('npm run grade -- --help says what it does and exits 0', () => {
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', '--help'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(
+      cli.stdout,
+      /^usage: npm run grade -- <GRAIN_ID> <sample\.json \| -> \[--site DIR\]\n\nGrades a sample/,
+    );
+    assert.match(cli.stdout, /Exit codes: 0 graded/);
+  });
+
   for (const [name, args, input, status, message] of failures) {
     it(`the CLI exits ${status} for ${name}, saying why`, () => {
       const site = args.includes('--site') ? [] : ['--site', realSiteDir()];

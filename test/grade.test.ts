@@ -1,10 +1,19 @@
 // The reference grader (build/client/grade.ts) on the real dataset: samples made by hand for the
-// cases the pages spell out, then, for every one of the 23 classes, a clean sample, a limit
-// exactly met, one just over, a fall-through and an undetermined sample, made from the record.
+// cases the pages spell out, samples that cannot be real, then, for every one of the 23 classes, a
+// clean sample, a limit exactly met, one just over, a fall-through and an undetermined sample.
+// The conformance suite (test/grade-suite.test.ts) holds the answers read off the pages.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type GradeError, type GradeResult, grade, roundTo, type Sample } from '../build/client/grade.ts';
+import {
+  type GradeError,
+  type GradeResult,
+  grade,
+  type Outcome,
+  parseSample,
+  roundTo,
+  type Sample,
+} from '../build/client/grade.ts';
 import { loadDataset } from '../build/load.ts';
 import type { Factor, GrainRecord } from '../build/types.ts';
 import { validateDataset } from '../build/validate.ts';
@@ -74,6 +83,14 @@ const without = (sample: Sample, ...ids: string[]): Sample => {
   for (const id of ids) delete values[id];
   return { ...sample, values };
 };
+
+const outcome = (factor_id: string, kind: Outcome['kind'], grade: string, note: string | null = null): Outcome => ({
+  factor_id,
+  kind,
+  grade,
+  reason: null,
+  note,
+});
 
 const ok = (r: GradeResult | GradeError): GradeResult => {
   assert.ok(!('error' in r), JSON.stringify(r));
@@ -195,7 +212,14 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
       }),
       {
         result: 'fallthrough',
-        outcomes: ['Wheat, Sample CW Account Admixture', 'Wheat, Sample CW Account Admixture'],
+        outcomes: [
+          outcome('contrasting_classes', 'sample', 'Wheat, Sample CW Account Admixture'),
+          outcome(
+            'total_wheats_of_other_classes_or_varieties_and_contrasting_classes',
+            'sample',
+            'Wheat, Sample CW Account Admixture',
+          ),
+        ],
       },
     ],
     [
@@ -209,7 +233,10 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
       'CWRS',
       set({ ergot: 0.2, fireburnt: 3, total_foreign_material: 0.2 }),
       {
-        outcomes: ['Wheat, Sample CW Account Ergot', 'Wheat, Sample CW Account Fireburnt'],
+        outcomes: [
+          outcome('ergot', 'sample', 'Wheat, Sample CW Account Ergot'),
+          outcome('fireburnt', 'sample', 'Wheat, Sample CW Account Fireburnt'),
+        ],
       },
     ],
   ];
@@ -267,11 +294,12 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
     };
     const f = factorsOf(r).find((x) => x.factor_id === 'ergot')!;
     const out = ok(grade(r, withPart(r, hulless, f, 0.5)));
-    assert.deepEqual(out.outcomes, [
-      'Barley, Sample CW Account Ergot (add “Hulless” to the Sample grade name: footnote 1)',
-    ]);
+    const note = 'add “Hulless” to the Sample grade name (footnote 1)';
+    assert.deepEqual(out.outcomes, [outcome('ergot', 'sample', 'Barley, Sample CW Account Ergot', note)]);
+    assert.deepEqual([out.grade, out.note], ['Barley, Sample CW Account Ergot', note], 'the note beside the grade');
     const covered = ok(grade(r, withPart(r, sample, f, 0.5)));
-    assert.deepEqual(covered.outcomes, ['Barley, Sample CW Account Ergot']);
+    assert.deepEqual(covered.outcomes, [outcome('ergot', 'sample', 'Barley, Sample CW Account Ergot')]);
+    assert.equal(covered.note, null);
   });
 
   it('barley: the variety track is needed', () => {
@@ -280,13 +308,36 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
     assert.deepEqual(ok(grade(record('BARLEY_GP_CW'), { ...sample, track: undefined })).missing, ['track']);
   });
 
-  it('barley other cereal grains past what the page states: said to be not stated', () => {
+  it('barley other cereal grains past what the page states: no grade, and the reason in its own field', () => {
     const r = record('BARLEY_GP_CW');
     const { sample } = cleanSample(r);
     const f = factorsOf(r).find((x) => x.factor_id === 'other_cereal_grains')!;
     const out = ok(grade(r, withPart(r, sample, f, 60)));
     assert.equal(out.result, 'fallthrough');
-    assert.match(out.outcomes.join('\n'), /Not stated by the authority: Other cereal grains/);
+    assert.equal(out.grade, null);
+    assert.match(out.reason!, /^not stated by the authority: Other cereal grains past the No\. 2 CW limit/);
+    assert.deepEqual(
+      out.outcomes.map((o) => [o.factor_id, o.kind, o.grade]),
+      [
+        ['other_cereal_grains', 'not_stated', null],
+        ['total_foreign_material', 'not_stated', null],
+      ],
+    );
+  });
+
+  it('a stated outcome is the grade even where another factor has none stated', () => {
+    const r = record('BARLEY_GP_CW');
+    const { sample } = cleanSample(r);
+    const oats = factorsOf(r).find((x) => x.factor_id === 'wild_oats')!;
+    const out = ok(
+      grade(r, {
+        ...withPart(r, sample, oats, 3),
+        values: { ...sample.values, wild_oats: 3, other_cereal_grains: 60, total_foreign_material: 63 },
+      }),
+    );
+    assert.equal(out.result, 'fallthrough');
+    assert.equal(out.grade, 'Mixed Grain CW Barley', JSON.stringify(out));
+    assert.equal(out.reason, null);
   });
 
   const malformed: [unknown, string][] = [
@@ -311,6 +362,58 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
     });
   }
 
+  const impossible: [sample: Sample, field: string, message: RegExp][] = [
+    [{ values: { ergot: -1 } }, 'values.ergot', /^Ergot cannot be -1: it must be from 0 to 100 %$/],
+    [{ values: { minimum_protein: 250 } }, 'values.minimum_protein', /^Minimum protein cannot be 250: .*0 to 100 %/],
+    [{ values: { minimum_protein: 100.01 } }, 'values.minimum_protein', /from 0 to 100 %/],
+    [{ values: { minimum_test_weight: 250 } }, 'values.minimum_test_weight', /more than 0 and at most 100 kg\/hL/],
+    [{ values: { minimum_test_weight: 0 } }, 'values.minimum_test_weight', /more than 0 and at most 100 kg\/hL/],
+    [{ alt_values: { minimum_test_weight: 501 } }, 'alt_values.minimum_test_weight', /at most 500 g\/0\.5 L/],
+    [
+      { values: { amber_durum_and_cwsp: 101 } },
+      'values.amber_durum_and_cwsp',
+      /\(amber durum and cwsp\) cannot be 101: it must be from 0 to 100 %/,
+    ],
+  ];
+  for (const [sample, field, message] of impossible) {
+    it(`a value no sample can have is refused: ${JSON.stringify(sample)}`, () => {
+      const r = grade(record('CWRS'), sample);
+      assert.ok('error' in r, JSON.stringify(r));
+      assert.equal(r.field, field);
+      assert.match(r.error, message);
+    });
+  }
+
+  it('the edges of what a factor can hold are graded', () => {
+    const cwrs = cleanSample(record('CWRS')).sample;
+    for (const values of [{ ergot: 0 }, { minimum_protein: 100 }, { minimum_test_weight: 100 }]) {
+      const r = grade(record('CWRS'), { ...cwrs, values: { ...cwrs.values, ...values } });
+      assert.ok(!('error' in r), JSON.stringify(r));
+    }
+  });
+
+  const texts: [text: string, line: number, column: number][] = [
+    ['{', 1, 2],
+    ['', 1, 1],
+    ['{"values": {"ergot": 0.05}}\n}', 2, 1],
+    ['{\n  "values": {"ergot": .05}\n}', 2, 23],
+    ['{"colour": "Yel\\qow"}', 1, 17],
+    ['{"track": "covered"} x', 1, 22],
+    ['{"values": {"ergot": 0.05', 1, 26],
+    ['["a", "b" "c"]', 1, 11],
+  ];
+  for (const [text, line, column] of texts) {
+    it(`a sample that is not JSON is an error naming line ${line}, column ${column}: ${JSON.stringify(text)}`, () => {
+      const r = parseSample(text);
+      assert.ok('error' in r, JSON.stringify(r));
+      assert.deepEqual([r.line, r.column], [line, column]);
+      assert.match(r.error, new RegExp(`^not JSON at line ${line}, column ${column}: `));
+    });
+  }
+  it('a sample that is JSON is parsed', () => {
+    assert.deepEqual(parseSample('{"values": {"ergot": 0.05}}'), { sample: { values: { ergot: 0.05 } } });
+  });
+
   it('rounds as the value is written', () => {
     assert.deepEqual([roundTo(1.005, 2), roundTo(0.045, 2), roundTo(9.95, 1), roundTo(72.5, 0)], [1.01, 0.05, 10, 73]);
   });
@@ -325,9 +428,12 @@ describe('grader: every class', () => {
         assert.deepEqual(ok(grade(r, sample)), {
           result: 'grade',
           grade: best,
-          outcomes: [best],
+          reason: null,
+          note: null,
+          outcomes: [],
           limiting: [],
           missing: [],
+          judgments_needed: [],
         });
       });
       const part = partLimitedAt(r, ladder, 0);

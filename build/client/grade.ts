@@ -1,138 +1,43 @@
-// The reference grader (issue 16): grade(record, sample) decides a sample's grade from a synced
-// grain record alone, as a person reading the authority's table would. No runtime dependency:
-// esbuild bundles this file into the public module /client/grade.js. The rules, which the README
-// and docs/grading.md state for users:
-// - the grade is the highest grade of the ladder whose every cell the sample meets;
-// - a measured value is rounded to the decimals the cell prints, then compared; limits are
-//   inclusive (a maximum of 0.04 admits 0.04; a minimum of 75 admits 75);
-// - `no_limit` and `not_applicable` cells never keep a sample from a grade; a qualitative cell, or
-//   a judgement cell, is met when the inspector judged the sample to meet that grade or a better one;
-// - a maximum factor left out counts as 0; a minimum and a judgement must be given, and so must a
-//   Total, unless the record says every part it counts has a row (then it is their sum);
+// The reference grader: grade(record, sample) decides a sample's grade from a synced grain record
+// alone, as a person reading the authority's table would. No runtime dependency: esbuild bundles
+// this file into the public module /client/grade.js. docs/grading.md states the rules for users:
+// - the grade is the highest grade of the ladder whose every cell the sample meets (check.ts);
 // - a floor rule caps how low its account can take the sample on that factor alone;
-// - failing the lowest grade gives the factor's fall-through outcomes, every one that applies.
-import type { Factor, FallthroughOutcome, Threshold } from '../types.ts';
+// - failing the lowest grade gives the factor's fall-through outcomes, every one that applies;
+// - `grade` is a grade name or null, never a sentence: where the page states no outcome, `grade`
+//   is null and `reason` says why. The answer's shape: build/schema/grade-result.ts.
+import type { FromSchema } from 'json-schema-to-ts';
+import type { GradeAnswerFields } from '../schema/grade-result.ts';
+import type { FallthroughOutcome } from '../types.ts';
+import { type Check, type Context, check, type Missing, measured } from './check.ts';
 import { checkSample, type GradeError, type Rec, type Sample } from './sample.ts';
 
-export type { GradeError, Sample } from './sample.ts';
+export { type Check, type Context, check, metAbove, roundTo } from './check.ts';
+export { explain } from './explain.ts';
+export type { GradeError, Rec, Sample } from './sample.ts';
+export { parseSample } from './sample-json.ts';
 
-export interface Limiting {
-  factor_id: string;
-  value: number | string | null;
-  limit: number | string | null;
-  grade: string;
-}
+export type GradeResult = FromSchema<typeof GradeAnswerFields>;
+export type Limiting = GradeResult['limiting'][number];
+export type Outcome = GradeResult['outcomes'][number];
+type Needed = GradeResult['judgments_needed'][number];
 
-export interface GradeResult {
-  result: 'grade' | 'fallthrough' | 'undetermined';
-  grade: string | null;
-  outcomes: string[];
-  limiting: Limiting[];
-  /** Factor ids whose value or judgement would decide it, and `track`, `region` or `colour`. */
-  missing: string[];
-}
-
-/** A cell met, failed, or undecided for want of a value or judgement (named: a factor id or a partial key). */
-type Check = 'pass' | 'fail' | { missing: string };
-
-/** A number rounded to `decimals` places the way it is written (no binary surprises: 1.005 → 1.01). */
-export const roundTo = (v: number, decimals: number) =>
-  Number(`${Math.round(Number(`${v}e${decimals}`))}e-${decimals}`);
-
-interface Context {
-  record: Rec;
-  sample: Sample;
-  ladder: string[];
-  factors: Factor[];
-  byId: Map<string, Factor>;
-}
-
-/**
- * The value the sample gives a factor, or what is missing: a minimum must be given, and so must a
- * Total unless every part it counts has a row (parts_stated `all`, no unlisted part): then it is
- * the sum of its parts.
- */
-function measured(x: Context, f: Factor): number | 'alt' | 'missing' {
-  const v = x.sample.values?.[f.factor_id];
-  if (v !== undefined) return v;
-  if (x.sample.alt_values?.[f.factor_id] !== undefined) return 'alt';
-  if (f.is_aggregate) return sumOfParts(x, f) ?? 'missing';
-  return f.threshold_direction === 'maximum' ? 0 : 'missing';
-}
-
-function sumOfParts(x: Context, total: Factor): number | null {
-  if (total.parts_stated !== 'all' || total.unlisted_parts?.length) return null;
-  let sum = 0;
-  for (const id of total.aggregates ?? []) {
-    const part = x.byId.get(id);
-    const v = part ? measured(x, part) : 'missing';
-    if (typeof v !== 'number') return null;
-    sum += v;
-  }
-  return sum;
-}
-
-/** The best grade index a judgement allows on this factor, after its floor rule. */
-function judgedIndex(x: Context, f: Factor): number | undefined {
-  const judged = x.sample.judgments?.[f.factor_id];
-  if (judged === undefined) return undefined;
-  let i = x.ladder.indexOf(judged);
-  if (i < 0) i = x.ladder.length; // a grade of another track: none of this ladder's
-  const account = x.sample.accounts?.[f.factor_id];
-  const rule = x.record.grade_floor_rules.find((r) => r.account === account);
-  const floor = rule ? x.ladder.indexOf(rule.floor_grade) : -1;
-  return floor >= 0 ? Math.min(i, floor) : i;
-}
-
-function check(x: Context, f: Factor, gradeIndex: number): Check {
-  const cell: Threshold | undefined = f.thresholds[x.ladder[gradeIndex]!];
-  if (!cell || cell.value_type === 'no_limit' || cell.value_type === 'not_applicable') return 'pass';
-  if (cell.value_type === 'qualitative' || cell.value_type === 'qualitative_judgment') {
-    const judged = judgedIndex(x, f);
-    if (judged === undefined) return { missing: f.factor_id };
-    return judged <= gradeIndex ? 'pass' : 'fail';
-  }
-  const v = measured(x, f);
-  const meets = (value: number, limit: number, decimals: number) => {
-    const rounded = roundTo(value, decimals);
-    return f.threshold_direction === 'minimum' ? rounded >= limit : rounded <= limit;
-  };
-  if (v === 'alt') {
-    if (cell.value_alt === null) return { missing: f.factor_id };
-    return meets(x.sample.alt_values![f.factor_id]!, cell.value_alt, 0) ? 'pass' : 'fail';
-  }
-  const limit = cell.value as number;
-  const decimals = cell.decimals ?? 0;
-  if (cell.partial) {
-    // The limit is on some parts only: their sum decides, unless the whole is already within it.
-    const part = x.sample.values?.[cell.partial.key];
-    if (part !== undefined) return meets(part, limit, decimals) ? 'pass' : 'fail';
-    if (typeof v === 'number' && meets(v, limit, decimals)) return 'pass';
-    return { missing: cell.partial.key };
-  }
-  if (v === 'missing') return { missing: f.factor_id };
-  return meets(v, limit, decimals) ? 'pass' : 'fail';
-}
-
-const shown = (x: Context, f: Factor, gradeIndex: number): Limiting => {
+const shown = (x: Context, f: Context['factors'][number], gradeIndex: number): Limiting => {
   const cell = f.thresholds[x.ladder[gradeIndex]!];
   const v = measured(x, f);
-  return {
-    factor_id: f.factor_id,
-    value:
-      typeof v === 'number'
-        ? v
-        : v === 'alt'
-          ? x.sample.alt_values![f.factor_id]!
-          : (x.sample.judgments?.[f.factor_id] ?? null),
-    limit: cell?.value ?? null,
-    grade: x.ladder[gradeIndex]!,
-  };
+  const value =
+    typeof v === 'number'
+      ? v
+      : v === 'alt'
+        ? x.sample.alt_values![f.factor_id]!
+        : (x.sample.judgments?.[f.factor_id] ?? null);
+  return { factor_id: f.factor_id, value, limit: cell?.value ?? null, grade: x.ladder[gradeIndex]! };
 };
 
+const missingOf = (checks: Check[]) => checks.filter((c): c is Missing => typeof c === 'object');
+
 /** The highest grade every factor allows, the factors that fail the lowest one, or what is missing. */
-function ladderGrade(x: Context): { index: number } | { missing: string[] } | { failing: Factor[] } {
-  const missingOf = (checks: Check[]) => checks.flatMap((c) => (typeof c === 'object' ? [c.missing] : []));
+function ladderGrade(x: Context): { index: number } | { missing: Missing[] } | { failing: Context['factors'] } {
   for (let i = 0; i < x.ladder.length; i++) {
     const checks = x.factors.map((f) => check(x, f, i));
     if (checks.includes('fail')) continue;
@@ -153,12 +58,33 @@ const matches = (o: FallthroughOutcome, value: number | null, region: string | u
   return op === '<=' ? value <= bound : op === '<' ? value < bound : op === '>=' ? value >= bound : value > bound;
 };
 
-const undetermined = (missing: string[], limiting: Limiting[] = []): GradeResult => ({
-  result: 'undetermined',
-  grade: null,
+const needs = (names: string[]) => `undetermined: a value or judgement is needed for ${names.join(', ')}`;
+
+function undetermined(missing: (string | Missing)[], limiting: Limiting[] = []): GradeResult {
+  const names = [...new Set(missing.map((m) => (typeof m === 'string' ? m : m.missing)))];
+  const judgments: Needed[] = [];
+  for (const m of missing) if (typeof m === 'object' && m.judgment) judgments.push(m.judgment);
+  return {
+    result: 'undetermined',
+    grade: null,
+    reason: needs(names),
+    note: null,
+    outcomes: [],
+    limiting,
+    missing: names,
+    judgments_needed: judgments,
+  };
+}
+
+const graded = (name: string, limiting: Limiting[]): GradeResult => ({
+  result: 'grade',
+  grade: name,
+  reason: null,
+  note: null,
   outcomes: [],
   limiting,
-  missing: [...new Set(missing)],
+  missing: [],
+  judgments_needed: [],
 });
 
 export function grade(record: Rec, input: unknown): GradeResult | GradeError {
@@ -193,11 +119,11 @@ export function grade(record: Rec, input: unknown): GradeResult | GradeError {
   return decide(x, colour);
 }
 
-/** A footnote's instruction for the track's Sample grades (barley: add "Hulless"), said with the outcome. */
-function withSuffix(x: Context, kind: string, text: string): string {
-  if (kind !== 'sample') return text;
+/** A footnote's instruction for the track's Sample grades (barley: add "Hulless"), beside the grade. */
+function noteFor(x: Context, kind: string): string | null {
+  if (kind !== 'sample') return null;
   const rule = x.record.footnote_rules.find((r) => r.effect === 'sample_name_suffix' && r.track === x.sample.track);
-  return rule?.suffix ? `${text} (add “${rule.suffix}” to the Sample grade name: footnote ${rule.footnote})` : text;
+  return rule?.suffix ? `add “${rule.suffix}” to the Sample grade name (footnote ${rule.footnote})` : null;
 }
 
 function decide(x: Context, colour: string | undefined): GradeResult {
@@ -207,16 +133,14 @@ function decide(x: Context, colour: string | undefined): GradeResult {
     const limiting = found.index > 0 ? x.factors.filter((f) => check(x, f, found.index - 1) === 'fail') : [];
     const shownLimits = limiting.map((f) => shown(x, f, found.index - 1));
     const name = x.ladder[found.index]!;
-    if (!x.record.colour_modifier)
-      return { result: 'grade', grade: name, outcomes: [name], limiting: shownLimits, missing: [] };
+    if (!x.record.colour_modifier) return graded(name, shownLimits);
     if (!colour) return undetermined(['colour'], shownLimits);
-    const named = `${name} ${colour}`;
-    return { result: 'grade', grade: named, outcomes: [named], limiting: shownLimits, missing: [] };
+    return graded(`${name} ${colour}`, shownLimits);
   }
   // Fall-through: every failing factor's outcome, in the page's order.
   const last = x.ladder.length - 1;
-  const outcomes: string[] = [];
-  const missing: string[] = [];
+  const outcomes: Outcome[] = [];
+  const missing: (string | Missing)[] = [];
   for (const f of found.failing) {
     // the value the outcome's condition reads: a partial limit's parts, else the factor's own
     const partial = f.thresholds[x.ladder[last]!]?.partial;
@@ -229,7 +153,8 @@ function decide(x: Context, colour: string | undefined): GradeResult {
     }
     const o = candidates.find((c) => matches(c, value, x.sample.region));
     if (!o || o.kind === 'not_stated' || o.template === null) {
-      outcomes.push(`Not stated by the authority: ${f.factor_label} past the ${x.ladder[last]} limit`);
+      const reason = `not stated by the authority: ${f.factor_label} past the ${x.ladder[last]} limit`;
+      outcomes.push({ factor_id: f.factor_id, kind: 'not_stated', grade: null, reason, note: null });
       continue;
     }
     let text = o.template;
@@ -243,9 +168,21 @@ function decide(x: Context, colour: string | undefined): GradeResult {
       if (!colour) missing.push('colour');
       text = text.replace('{class}', colour ?? '{class}').replace('{colour}', colour ?? '{colour}');
     }
-    outcomes.push(withSuffix(x, o.kind, text));
+    outcomes.push({ factor_id: f.factor_id, kind: o.kind, grade: text, reason: null, note: noteFor(x, o.kind) });
   }
   const limiting = found.failing.map((f) => shown(x, f, last));
   if (missing.length) return undetermined(missing, limiting);
-  return { result: 'fallthrough', grade: outcomes[0] ?? null, outcomes, limiting, missing: [] };
+  // the grade: the first outcome the page states, in the page's order
+  const first = outcomes.find((o) => o.grade !== null);
+  const reason = first ? null : outcomes.map((o) => o.reason).join('; ');
+  return {
+    result: 'fallthrough',
+    grade: first?.grade ?? null,
+    reason,
+    note: first?.note ?? null,
+    outcomes,
+    limiting,
+    missing: [],
+    judgments_needed: [],
+  };
 }
