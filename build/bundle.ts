@@ -1,10 +1,14 @@
 // The code that runs at the user's (build/client/), bundled by esbuild into public ES modules the
-// service serves without a key (issue 16). No runtime dependency goes in: the grader imports
-// types only. Paths are resolved against the project's root, so the bytes do not depend on where
-// the build runs from (byte-for-byte deterministic, like every other body).
+// service serves without a key, beside the JSON a port of the grader is held to (docs/grading.md).
+// No runtime dependency goes in: the grader imports types only. Paths are resolved against the
+// project's root, so the bytes do not depend on where the build runs from (byte-for-byte
+// deterministic, like every other body).
 
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { gradeSuite } from './client/grade-suite/index.ts';
+import { gradeResultSchema } from './schema/grade-result.ts';
+import { gradeSuiteSchema } from './schema/grade-suite.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -12,6 +16,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT_MODULES: Record<string, string> = {
   '/client/grade.js': 'build/client/grade.ts',
   '/client/api.js': 'build/client/api.ts',
+};
+
+/** Route → JSON body published beside the modules: the grader's result schema and its conformance suite. */
+export const CLIENT_DATA: Record<string, unknown> = {
+  '/client/grade-result.schema.json': gradeResultSchema,
+  '/client/grade-suite.json': gradeSuite,
+  '/client/grade-suite.schema.json': gradeSuiteSchema,
 };
 
 export function bundleClient(): Map<string, string> {
@@ -31,5 +42,6 @@ export function bundleClient(): Map<string, string> {
     });
     bodies.set(route, out.outputFiles[0]!.text);
   }
+  for (const [route, body] of Object.entries(CLIENT_DATA)) bodies.set(route, `${JSON.stringify(body, null, 1)}\n`);
   return bodies;
 }

@@ -1,0 +1,150 @@
+// The conformance suite as a port gets it (GET /client/grade-suite.json) and the result schema
+// beside it: both served without a key; the suite valid against its own schema and reaching what
+// the records hold; the published module and `npm run grade` giving every expected answer; every
+// answer valid against the result schema; `grade` never a sentence, over the suite and over every
+// fall-through of every class.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { grade as gradeFn } from '../build/client/grade.ts';
+import { suiteGaps } from '../build/client/grade-suite/coverage.ts';
+import type { SuiteGroup } from '../build/client/grade-suite/index.ts';
+import type { GrainRecord } from '../build/types.ts';
+import { tempDir } from './helpers/dataset.ts';
+import { fallthroughSamples } from './helpers/fallthroughs.ts';
+import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+/** The fields of `expected` that `actual` does not give exactly (the suite's rule: named fields are compared as JSON). */
+const differences = (expected: Record<string, unknown>, actual: Record<string, unknown>) =>
+  Object.keys(expected).filter((k) => !isDeepStrictEqual(actual[k], expected[k]));
+
+/** A sentence where a grade name belongs: the old "Not stated …" text, a placeholder left in, a colon's reason. */
+const SENTENCE = /not stated|\{|\}|: |\bif\b|\bwhere\b/i;
+
+/** `npm run grade` on the test gateway's build, the sample on stdin. */
+function gradeByCli(site: string, grainId: string, sample: unknown): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', grainId, '-', '--site', site], {
+      cwd: root,
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out }));
+    child.stdin.end(JSON.stringify(sample));
+  });
+}
+
+describe('the conformance suite, as a port gets it', () => {
+  let t: TestGateway;
+  let suite: SuiteGroup[];
+  let records: Map<string, GrainRecord>;
+  let grade: typeof gradeFn;
+  let validResult: ReturnType<Ajv2020['compile']>;
+  before(async () => {
+    t = await startTestGateway();
+    const key = await register(t.url, 'suite@example.com');
+    suite = (await get(t.url, '/client/grade-suite.json')).json();
+    const list = (await get(t.url, '/api/grains', key)).json().grains as { grain_id: string }[];
+    records = new Map();
+    for (const { grain_id } of list) records.set(grain_id, (await get(t.url, `/api/grains/${grain_id}`, key)).json());
+    const file = join(tempDir('suite-module'), 'grade.mjs');
+    writeFileSync(file, (await get(t.url, '/client/grade.js')).body);
+    grade = (await import(pathToFileURL(file).href)).grade;
+    const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+    validResult = ajv.compile((await get(t.url, '/client/grade-result.schema.json')).json());
+  });
+  after(() => t.close());
+
+  for (const path of [
+    '/client/grade-suite.json',
+    '/client/grade-result.schema.json',
+    '/client/grade-suite.schema.json',
+  ]) {
+    it(`serves ${path} without a key, as JSON with an ETag and compression`, async () => {
+      const res = await get(t.url, path, undefined, { 'accept-encoding': 'br' });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(res.headers['content-encoding'], 'br');
+      assert.match(res.headers.etag!, /^"[0-9a-f]{32}\.br"$/);
+      assert.equal((await get(t.url, path, undefined, { 'if-none-match': res.headers.etag! })).status, 304);
+      const body = (await get(t.url, path)).json();
+      assert.ok(Array.isArray(body) || body.$schema === 'https://json-schema.org/draft/2020-12/schema');
+    });
+  }
+
+  it('the suite validates against its own schema', async () => {
+    const schema = (await get(t.url, '/client/grade-suite.schema.json')).json();
+    const valid = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+    assert.ok(valid(suite), JSON.stringify(valid.errors?.slice(0, 3)));
+    const broken = structuredClone(suite);
+    delete (broken[0]!.cases[0] as Partial<(typeof broken)[0]['cases'][0]>).decided_by;
+    assert.equal(valid(broken), false, 'a case without the row and column that decide it is refused');
+  });
+
+  it('has five cases or more for every class and reaches every rule, track, region and colour the records hold', () => {
+    assert.deepEqual(new Set(suite.map((g) => g.grain_id)), new Set(records.keys()));
+    assert.deepEqual(suiteGaps(suite, [...records.values()]), []);
+    const results = new Set(suite.flatMap((g) => g.cases.map((c) => c.expected.result)));
+    assert.deepEqual([...results].filter(Boolean).sort(), ['fallthrough', 'grade', 'undetermined']);
+  });
+
+  it('the published module gives every expected answer, each valid against the result schema', () => {
+    let n = 0;
+    for (const g of suite) {
+      for (const c of g.cases) {
+        const r = grade(records.get(c.grain_id ?? g.grain_id)!, c.sample) as Record<string, unknown>;
+        assert.deepEqual(differences(c.expected, r), [], `${g.grain_id}: ${c.description}: ${JSON.stringify(r)}`);
+        assert.ok(validResult(r), `${g.grain_id}: ${c.description}: ${JSON.stringify(validResult.errors)}`);
+        if (typeof r.grade === 'string') assert.doesNotMatch(r.grade, SENTENCE, `${g.grain_id}: ${c.description}`);
+        n++;
+      }
+    }
+    assert.ok(n >= 5 * 23, `${n} cases`);
+  });
+
+  it('npm run grade gives every expected answer too', async () => {
+    const cases = suite.flatMap((g) => g.cases.map((c) => ({ id: c.grain_id ?? g.grain_id, c })));
+    const site = t.siteDir;
+    const failed: string[] = [];
+    for (let i = 0; i < cases.length; i += 4) {
+      await Promise.all(
+        cases.slice(i, i + 4).map(async ({ id, c }) => {
+          const { code, out } = await gradeByCli(site, id, c.sample);
+          const refused = 'field' in c.expected;
+          if (code !== (refused ? 2 : 0)) failed.push(`${id}: ${c.description}: exit ${code}`);
+          else if (!refused && differences(c.expected, JSON.parse(out)).length) failed.push(`${id}: ${c.description}`);
+        }),
+      );
+    }
+    assert.deepEqual(failed, []);
+  });
+
+  it('grade is never a sentence: every fall-through of every class', () => {
+    let n = 0;
+    for (const record of records.values()) {
+      for (const { sample, factor_id } of fallthroughSamples(record)) {
+        const r = grade(record, sample);
+        assert.ok(!('error' in r), JSON.stringify(r));
+        assert.ok(validResult(r), `${record.grain_id} ${factor_id}: ${JSON.stringify(validResult.errors)}`);
+        assert.equal(r.result, 'fallthrough', `${record.grain_id} ${factor_id}: ${JSON.stringify(r)}`);
+        assert.ok(
+          r.outcomes.some((o) => o.factor_id === factor_id),
+          `${record.grain_id} ${factor_id}`,
+        );
+        for (const g of [r.grade, ...r.outcomes.map((o) => o.grade)]) {
+          if (g === null) continue;
+          assert.doesNotMatch(g, SENTENCE, `${record.grain_id} ${factor_id}`);
+        }
+        if (r.grade === null) assert.match(r.reason!, /^not stated by the authority: /);
+        n++;
+      }
+    }
+    assert.ok(n > 200, `${n} fall-throughs`);
+  });
+});
