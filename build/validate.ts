@@ -26,14 +26,9 @@ function monotonicProblem(f: Factor, ladders: string[][]): string | null {
               ? -Infinity
               : Infinity
             : null;
-      // A judgement cell is read as no stricter than the limits above it (the grader answers it from them),
-      // so it cannot follow a cell with no limit (docs/grading.md "The rules").
-      if (t.value_type === 'qualitative_judgment' && prev && !Number.isFinite(prev.v)) {
-        return (
-          `the judgement for "${grade}" follows "${prev.grade}", which has no limit: ` +
-          'a judgement cannot be stricter than a higher grade; check the transcription'
-        );
-      }
+      // A judgement is no stricter than the limits above it: the grader answers it from them (docs/grading.md).
+      if (t.value_type === 'qualitative_judgment' && prev && !Number.isFinite(prev.v))
+        return `the judgement for "${grade}" follows "${prev.grade}", which has no limit: check the transcription`;
       if (v === null) continue;
       if (prev) {
         const stricter = f.threshold_direction === 'maximum' ? v < prev.v : v > prev.v;
@@ -163,10 +158,7 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
         const problem = monotonicProblem(factor, ladders);
         if (problem && !f.monotonic_waiver) err(at('thresholds'), problem);
         if (f.monotonic_waiver && Object.values(thresholds).some((t) => t.value_type === 'qualitative_judgment'))
-          err(
-            at('monotonic_waiver'),
-            'the grader answers a judgement cell from the stricter limits above it, so its row cannot be waived',
-          );
+          err(at('monotonic_waiver'), 'the grader answers a judgement cell from the limits above it: no waiver');
         if (!problem && f.monotonic_waiver)
           err(
             at('monotonic_waiver'),

@@ -47,7 +47,7 @@ describe('the build checks the ladder where the grader relies on it', () => {
         .replace('Account Ergot', 'Account Ergot\n        monotonic_waiver: printed so'),
       'factor_groups[0].factors[2].monotonic_waiver',
       38,
-      /answers a judgement cell from the stricter limits above it, so its row cannot be waived/,
+      /the grader answers a judgement cell from the limits above it: no waiver/,
     ],
   ];
   for (const [name, grain, field, line, message] of cases) {
