@@ -1,32 +1,30 @@
-// GET /grade (issue 19): grade a sample in the browser. The page loads a class's record with the
-// visitor's key (kept in the page's memory only: never stored, never in a URL), makes the inputs
-// from the record, and grades with the published grader module (/client/grade.js), as
-// `npm run grade` does. Without JavaScript it says what it needs.
+// GET /grade: grade a sample in the browser. The page loads a class's record with the visitor's
+// key (kept in the page's memory only: never stored, never in a URL), makes the inputs from the
+// record, grades with the published grader module (/client/grade.js), as `npm run grade` does,
+// and shows the answer in the table's shape (docs/grading.md "The answer as a table"). Without
+// JavaScript it says what it needs.
 import type { GrainRecord } from '../types.ts';
-import { escapeHtml, page } from './layout.ts';
+import { html } from './html.ts';
+import { page } from './layout.ts';
 
 export function renderGradePage(grains: GrainRecord[]): string {
-  const options = grains
-    .map(
-      (g) =>
-        `<option value="${escapeHtml(g.grain_id)}">${escapeHtml(g.grain_id)}: ${escapeHtml(g.grain_name)}</option>`,
-    )
-    .join('\n');
-  const body = `<h1>Grade a sample</h1>
-<p class="lead">Type what was measured and judged of a sample; the grade, the factors that limit it and what is
-still missing are worked out here in your browser, by the same grader module programs import
+  const options = grains.map((g) => html`<option value="${g.grain_id}">${g.grain_id}: ${g.grain_name}</option>\n`);
+  const body = html`<h1>Grade a sample</h1>
+<p class="lead">Type what was measured and judged of a sample; the grade, the table's cells that decided it and
+what is still missing are worked out here in your browser, by the same grader module programs import
 (<a href="/client/grade.js"><code>/client/grade.js</code></a>, described in the <a href="/docs">API reference</a>).</p>
 <noscript><p class="warning">This page needs JavaScript: the grading runs in your browser. Without it, use
 <code>npm run grade</code> or import the grader module in your own program.</p></noscript>
 
 <form id="load-form" novalidate>
   <label for="key">Your API key</label>
-  <div class="field"><input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required aria-describedby="key-hint load-error"></div>
-  <p id="key-hint" class="hint">Kept in this page's memory only, and sent only to this service to load the class. <a href="/">Get a free key</a>.</p>
+  <div class="field"><input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required
+    aria-describedby="key-hint load-error"></div>
+  <p id="key-hint" class="hint">Kept in this page's memory only, and sent only to this service to load the class.
+  <a href="/">Get a free key</a>.</p>
   <label for="grain">Grain class</label>
   <div class="field"><select id="grain" name="grain">
-${options}
-</select><button type="submit">Load the class</button></div>
+${options}</select><button type="submit">Load the class</button></div>
   <p id="load-error" class="error" role="alert" aria-live="assertive"></p>
 </form>
 
@@ -39,10 +37,22 @@ ${options}
   <button type="submit">Grade</button>
 </form>
 
+<form id="json-form" hidden novalidate>
+  <h2>Or paste the sample as JSON</h2>
+  <label for="sample-text">The sample as <code>npm run grade</code> and the grader module take it (a case of
+  <a href="/client/grade-suite.json">the conformance suite</a>, for instance)</label>
+  <textarea id="sample-text" name="sample" rows="8" cols="32" spellcheck="false"
+    aria-describedby="sample-text-error"></textarea>
+  <p id="sample-text-error" class="error" role="alert"></p>
+  <button type="submit">Grade the JSON</button>
+</form>
+
 <section id="result" aria-live="polite" aria-labelledby="graded-title" hidden>
   <h2 id="graded-title" tabindex="-1">Result</h2>
   <p id="result-grade" class="verdict"></p>
-  <div id="result-limiting"></div>
+  <p id="result-reason"></p>
+  <div id="result-judgments"></div>
+  <div id="result-table"></div>
   <div id="result-missing"></div>
   <details><summary>The sample and the grader's answer as JSON</summary>
   <pre tabindex="0"><code id="sample-json"></code></pre>

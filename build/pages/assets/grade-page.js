@@ -1,8 +1,9 @@
 // GET /grade: loads a class's record with the visitor's key, makes the sample's inputs from the
 // record (units, the decimals the table prints, the judgements its cells ask for, the track,
-// region and colour where they matter) and grades with the published grader module. The key and
-// the record live in this module's variables only: nothing is stored, nothing goes in a URL.
-import { grade } from '/client/grade.js';
+// region and colour where they matter), grades with the published grader module and shows the
+// answer in the table's shape: the deciding cell marked in words, so it reads without colour. The
+// key and the record live in this module's variables only: nothing is stored, nothing goes in a URL.
+import { explain, grade, parseSample } from '/client/grade.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, text) => {
@@ -39,7 +40,9 @@ function fieldsFor(r) {
   const general = [];
   if (r.variety_tracks) general.push(choice('track', 'Variety track', r.variety_tracks.map((t) => t.track_id)));
   if (r.colours) general.push(choice('colour', 'Colour', r.colours));
-  const regional = r.factor_groups.some((g) => g.factors.some((f) => (f.fallthrough_outcomes ?? []).some((o) => o.region)));
+  const regional = r.factor_groups.some((g) =>
+    g.factors.some((f) => (f.fallthrough_outcomes ?? []).some((o) => o.region)),
+  );
   if (regional) general.push(choice('region', 'Region', ['western', 'eastern'], 'Where an outcome depends on it.'));
   if (general.length) {
     const set = el('fieldset');
@@ -55,11 +58,17 @@ function fieldsFor(r) {
       const numeric = cells.filter((c) => c.value_type === 'numeric');
       if (numeric.length || f.is_aggregate) {
         const decimals = Math.max(0, ...numeric.map((c) => c.decimals ?? 0));
-        const input = el('input', { id: `v-${f.factor_id}`, type: 'number', step: String(10 ** -decimals), inputmode: 'decimal' });
+        const input = el('input', {
+          id: `v-${f.factor_id}`,
+          type: 'number',
+          step: String(10 ** -decimals),
+          inputmode: 'decimal',
+        });
         input.dataset.factor = f.factor_id;
         const unit = f.unit ? ` (${f.unit})` : '';
         const which = f.threshold_direction === 'minimum' ? 'a minimum' : f.is_aggregate ? 'a Total' : 'a maximum';
-        set.append(field(input.id, `${f.factor_label}${unit}`, input, `${which}; the table prints ${decimals} decimal${decimals === 1 ? '' : 's'}`));
+        const printed = `the table prints ${decimals} decimal${decimals === 1 ? '' : 's'}`;
+        set.append(field(input.id, `${f.factor_label}${unit}`, input, `${which}; ${printed}`));
       }
       for (const key of new Set(cells.map((c) => c.partial?.key).filter(Boolean))) {
         const input = el('input', { id: `v-${key}`, type: 'number', step: 'any', inputmode: 'decimal' });
@@ -107,43 +116,90 @@ function sampleOf() {
   return sample;
 }
 
+/** A sentence for an undecided judgement: which grade's standard, on which factor, would settle it. */
+const judgementText = (j) =>
+  `Judge whether the sample meets ${j.grade}'s standard for ${labels.get(j.factor_id) ?? j.factor_id}` +
+  `${j.standard ? ` (“${j.standard}”)` : ''}.`;
+
+/** One cell of the answer's table: the limit, whether it is met, and a marker when it decided (words, not colour). */
+function limitCell(cell, deciding) {
+  const td = el('td');
+  if (!cell) {
+    td.textContent = '–';
+    return td;
+  }
+  const state = { met: 'met', failed: 'not met', missing: 'not known' }[cell.state];
+  td.append(el('span', { class: 'limit' }, cell.text), document.createTextNode(` (${state})`));
+  if (deciding) {
+    td.dataset.deciding = 'true';
+    td.prepend(el('strong', {}, 'Decided: '));
+  }
+  return td;
+}
+
+/** The answer in the table's shape: per factor the value entered, the limits at the grade found and the one above. */
+function answerTable(sample, result) {
+  const shape = explain(record, sample, result);
+  if (!shape) return null;
+  const table = el('table', { id: 'answer-table' });
+  const above = shape.above ? ` and the grade above, ${shape.above}` : '';
+  table.append(el('caption', {}, `Each factor: the value entered, and the limits at ${shape.at}${above}`));
+  const head = el('tr');
+  const cols = ['Factor: value entered', ...(shape.above ? [shape.above] : []), shape.at];
+  for (const h of cols) head.append(el('th', { scope: 'col' }, h));
+  const thead = el('thead');
+  thead.append(head);
+  const body = el('tbody');
+  for (const row of shape.rows) {
+    const tr = el('tr');
+    if (row.deciding) tr.dataset.deciding = row.deciding;
+    const name = el('th', { scope: 'row' }, row.label);
+    name.append(el('br'), el('span', { class: 'entered' }, row.entered ?? '(not given)'));
+    tr.append(name);
+    if (shape.above) tr.append(limitCell(row.above, row.deciding === 'above'));
+    tr.append(limitCell(row.at, row.deciding === 'at'));
+    body.append(tr);
+  }
+  table.append(thead, body);
+  const label = 'The answer, factor by factor';
+  const scroll = el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': label });
+  scroll.append(table);
+  return scroll;
+}
+
+function verdictOf(result) {
+  if ('error' in result) return `The sample cannot be graded: ${result.field}: ${result.error}.`;
+  if (result.result === 'undetermined') return 'Undetermined: more is needed (below).';
+  if (result.result === 'fallthrough')
+    return `Fails the lowest grade: ${result.grade ?? 'the page states no grade.'}`;
+  return `Grade: ${result.grade}`;
+}
+
 function show(sample, result) {
   $('sample-json').textContent = JSON.stringify(sample, null, 2);
   $('result-json').textContent = JSON.stringify(result, null, 2);
-  const verdict = $('result-grade');
-  const limiting = $('result-limiting');
-  const missing = $('result-missing');
-  limiting.replaceChildren();
-  missing.replaceChildren();
-  if ('error' in result) {
-    verdict.textContent = `The sample cannot be graded: ${result.field}: ${result.error}.`;
-  } else {
-    verdict.textContent =
-      result.result === 'undetermined' ? 'Undetermined: more is needed (below).' : `Grade: ${result.grade}`;
-    if (result.limiting.length) {
-      const table = el('table');
-      table.append(el('caption', {}, 'Limited by'));
-      const head = el('tr');
-      for (const h of ['factor', 'value', 'limit', 'at grade']) head.append(el('th', { scope: 'col' }, h));
-      const thead = el('thead');
-      thead.append(head);
-      table.append(thead);
-      const body = el('tbody');
-      for (const l of result.limiting) {
-        const row = el('tr');
-        for (const v of [labels.get(l.factor_id) ?? l.factor_id, l.value, l.limit, l.grade]) row.append(el('td', {}, String(v ?? '–')));
-        body.append(row);
-      }
-      table.append(body);
-      const scroll = el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': 'Limiting factors' });
-      scroll.append(table);
-      limiting.append(scroll);
-    }
-    if (result.missing.length) {
-      missing.append(el('p', {}, 'Missing: what would decide it.'));
+  $('result-grade').textContent = verdictOf(result);
+  for (const id of ['result-reason', 'result-judgments', 'result-table', 'result-missing']) $(id).replaceChildren();
+  if (!('error' in result)) {
+    const reason = $('result-reason');
+    if (result.reason && result.result !== 'undetermined') reason.textContent = `Why no grade: ${result.reason}.`;
+    if (result.note) reason.textContent = `Note: ${result.note}.`;
+    if (result.judgments_needed.length) {
+      const box = $('result-judgments');
+      box.append(el('p', {}, 'A judgement would settle it:'));
       const list = el('ul');
-      for (const m of result.missing) list.append(el('li', {}, labels.get(m) ?? m));
-      missing.append(list);
+      for (const j of result.judgments_needed) list.append(el('li', {}, judgementText(j)));
+      box.append(list);
+    }
+    const table = answerTable(sample, result);
+    if (table) $('result-table').append(table);
+    const values = result.missing.filter((m) => !result.judgments_needed.some((j) => j.factor_id === m));
+    if (values.length) {
+      const box = $('result-missing');
+      box.append(el('p', {}, 'Missing: a value (or choice) that would decide it.'));
+      const list = el('ul');
+      for (const m of values) list.append(el('li', {}, labels.get(m) ?? m));
+      box.append(list);
     }
   }
   $('result').hidden = false;
@@ -177,6 +233,7 @@ $('load-form').addEventListener('submit', async (event) => {
   fieldsFor(record);
   $('result').hidden = true;
   $('sample-form').hidden = false;
+  $('json-form').hidden = false;
   $('sample-title').focus();
 });
 
@@ -185,4 +242,22 @@ $('sample-form').addEventListener('submit', (event) => {
   if (!record) return;
   const sample = sampleOf();
   show(sample, grade(record, sample));
+});
+
+// A sample pasted as JSON: not JSON is said with its line and column, next to the box.
+$('json-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!record) return;
+  const box = $('sample-text');
+  const error = $('sample-text-error');
+  const parsed = parseSample(box.value);
+  if ('error' in parsed) {
+    error.textContent = `The sample is ${parsed.error}.`;
+    box.setAttribute('aria-invalid', 'true');
+    box.focus();
+    return;
+  }
+  error.textContent = '';
+  box.removeAttribute('aria-invalid');
+  show(parsed.sample, grade(record, parsed.sample));
 });
