@@ -2,10 +2,10 @@
 // beside it: both served without a key; the suite valid against its own schema and reaching what
 // the records hold; the published module and `npm run grade` giving every expected answer; every
 // answer valid against the result schema; `grade` never a sentence, over the suite and over every
-// fall-through of every class.
+// fall-through of every class; and the runner docs/grading.md shows, run as written.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -123,6 +123,26 @@ describe('the conformance suite, as a port gets it', () => {
       );
     }
     assert.deepEqual(failed, []);
+  });
+
+  it('the runner docs/grading.md shows holds the reference grader to the suite, and it passes', async () => {
+    const doc = readFileSync(join(root, 'docs/grading.md'), 'utf8');
+    const runner = /## Checking a port[\s\S]*?```js\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(runner, 'a runner in docs/grading.md');
+    assert.ok(runner.split('\n').length <= 25, 'about twenty lines');
+    const dir = tempDir('runner');
+    writeFileSync(join(dir, 'run-suite.mjs'), runner);
+    writeFileSync(join(dir, 'my-port.mjs'), (await get(t.url, '/client/grade.js')).body);
+    const key = await register(t.url, 'runner@example.com');
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['run-suite.mjs', t.url, key], { cwd: dir });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
+    const total = suite.reduce((n, g) => n + g.cases.length, 0);
+    assert.equal(out.stdout, `${total} passed, 0 failed\n`);
+    assert.equal(out.code, 0);
   });
 
   it('grade is never a sentence: every fall-through of every class', () => {
