@@ -1,8 +1,9 @@
-// A factor's fall-through outcomes as data (issue 16): what the authority's last column says
-// happens to a sample that fails the lowest grade on this factor, typed, with its placeholders
-// and conditions, so that a program can act on it. Derived at build from the printed text and the
-// editor's fallthrough_conditions; a text this grammar cannot type is an error for the editor,
-// never a guess. Where the page states nothing for some values, the outcome says `not_stated`.
+// A factor's fall-through outcomes as data (docs/grading.md "What the records say about
+// outcomes"): what the authority's last column says happens to a sample that fails the lowest
+// grade on this factor, typed, with its placeholders and conditions, so that a program can act on
+// it. Derived at build from the printed text and the editor's fallthrough_conditions; a text this
+// grammar cannot type is an error for the editor, never a guess. Where the page states nothing for
+// some values, the outcome says `not_stated`.
 import type { Factor, FallthroughOutcome, OutcomeKind } from './types.ts';
 
 type Typed = Omit<FallthroughOutcome, 'condition' | 'region'>;
