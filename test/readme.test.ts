@@ -1,11 +1,14 @@
-// The README's first commands, run as written, in order: `npm start` serves (building first, as no
-// build is published), the registration line sets KEY, the record comes back with it, the sync
-// line keeps a copy, and SIGTERM to the process the user started (npm) stops the service and frees
-// the port. Only what a shared test machine needs differs: a free port for 8080, and temporary
-// folders for ./site, ./var and the home folder.
+// The README's first commands, run as written, in order: `npm start` serves (bundling the gateway
+// and building the dataset first, as neither exists), the registration line sets KEY, the record
+// comes back with it, the sync line keeps a copy, and SIGTERM to the process the user started (npm)
+// stops the service and frees the port. The process listening is node on plain JavaScript, no
+// loader, and the bundle's source map leads back to the TypeScript (docs/operations.md, "Running
+// in production"). Only what a shared test machine needs differs: a free port for 8080, and
+// temporary folders for ./site, ./var, the bundle and the home folder.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { tempDir } from './helpers/dataset.ts';
@@ -24,7 +27,11 @@ function freshMachineBlocks(): string[] {
 
 describe('the README, run as written', () => {
   let npm: ChildProcess | undefined;
-  after(() => npm?.kill('SIGKILL'));
+  const dist = join(root, 'dist', `test-${process.pid}`); // inside the project: node_modules resolve from it
+  after(() => {
+    npm?.kill('SIGKILL');
+    rmSync(dist, { recursive: true, force: true });
+  });
 
   it('starts, registers, reads, syncs, and stops on SIGTERM', async () => {
     const [start, readRecord, sync] = freshMachineBlocks();
@@ -36,6 +43,7 @@ describe('the README, run as written', () => {
       PORT: String(port),
       STATE_DIR: tempDir('readme-var'),
       SITE_DIR: tempDir('readme-site'),
+      GATEWAY_DIST: dist,
     };
     npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -43,6 +51,22 @@ describe('the README, run as written', () => {
     npm.stderr!.on('data', (d) => (log += d));
     for (let i = 0; i < 600 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(await reachable(port), `npm start did not listen: ${log}`);
+    assert.match(log, /bundling the gateway: there is no .*\nbundled the gateway into /);
+    // npm execs node, and node runs the launcher, which imports the bundle: no tsx, no loader
+    const listening = spawnSync('pgrep', ['-P', String(npm.pid)], { encoding: 'utf8' }).stdout.trim();
+    const argv = readFileSync(`/proc/${listening}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    assert.deepEqual(argv.slice(1), ['scripts/start.mjs']);
+    assert.match(argv[0]!, /(^|\/)node$/);
+    assert.doesNotMatch(readFileSync(`/proc/${listening}/maps`, 'utf8'), /tsx/, 'no loader mapped in');
+    // the bundle's code leads back to its TypeScript
+    const bundle = readFileSync(join(dist, 'index.js'), 'utf8').split('\n');
+    const line = bundle.findIndex((l) => l.includes('event: "listening"'));
+    const map = new SourceMap(JSON.parse(readFileSync(join(dist, 'index.js.map'), 'utf8')));
+    const origin = map.findEntry(line, bundle[line]!.indexOf('event'));
+    assert.ok(
+      'originalSource' in origin && origin.originalSource.endsWith('gateway/server.ts'),
+      JSON.stringify(origin),
+    );
 
     const asWritten = (block: string) => block.replaceAll('localhost:8080', `localhost:${port}`);
     const script = `set -e\n${asWritten(readRecord!)}\necho\n${asWritten(sync!)}\n`;
