@@ -4,7 +4,7 @@ import { changelogOrder, compileBodies } from './compile.ts';
 import { type EmittedSite, emitSite } from './emit.ts';
 import { frontDoorBodies } from './front-door.ts';
 import { type DatasetError, loadDataset } from './load.ts';
-import { staticBodies } from './static-bodies.ts';
+import { linkContentAddressed, staticBodies } from './static-bodies.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import { type Dataset, validateDataset } from './validate.ts';
 
@@ -14,7 +14,11 @@ export type BuildResult =
 
 export function siteFromDataset(dataset: Dataset): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
-  const bodies = new Map([...compileBodies(dataset), ...frontDoorBodies(dataset), ...staticBodies()]);
+  const statics = staticBodies();
+  const pages = [...frontDoorBodies(dataset)].map(
+    ([route, html]) => [route, linkContentAddressed(html, statics.addresses)] as const,
+  );
+  const bodies = new Map([...compileBodies(dataset), ...pages, ...statics.bodies]);
   return emitSite(bodies, {
     schema_version: SCHEMA_VERSION,
     dataset_version: latest?.id ?? 'unreleased',

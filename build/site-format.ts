@@ -86,6 +86,15 @@ export const changelogKey = (grainId: string | null, limit: number) =>
   grainId ? `/api/changelog?grain_id=${grainId}&limit=${limit}` : `/api/changelog?limit=${limit}`;
 
 export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
+
+/**
+ * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a
+ * content-addressed name, `/assets/site.<12 hex digits>.css`, which never changes meaning: a cache
+ * may keep it for ever. The plain name stays, as a stable alias people import or link.
+ */
+export const contentAddressed = (route: string, sha256: string) =>
+  route.replace(/(\.[a-z]+)$/, `.${sha256.slice(0, 12)}$1`);
+export const CONTENT_ADDRESSED = /^\/(assets|client)\/[^/]+\.[0-9a-f]{12}\.[a-z]+$/;
 export const GRAIN_LIST_KEY = '/api/grains';
 
 /**

@@ -1,17 +1,41 @@
 // The bodies that come from files rather than the dataset: the pages' stylesheet, scripts and
-// icon as written, and the code that runs at the user's bundled by esbuild (bundle.ts). Not pure:
-// it reads the files; deterministic all the same (the same sources give the same bytes).
+// icon as written, and the code that runs at the user's bundled by esbuild (bundle.ts). Each is
+// served under its plain name and under a content-addressed one (site-format.ts); the pages link
+// the content-addressed names (linkContentAddressed). Not pure: it reads the files; deterministic
+// all the same (the same sources give the same bytes).
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bundleClient } from './bundle.ts';
+import { contentAddressed } from './site-format.ts';
 
 const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, import.meta.url), 'utf8');
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function staticBodies(): Map<string, string> {
-  return new Map([
+/** Plain name → content-addressed name, for every file the pages may link. */
+export type AddressBook = Map<string, string>;
+
+export function staticBodies(): { bodies: Map<string, string>; addresses: AddressBook } {
+  const files = new Map<string, string>([
     ['/assets/site.css', asset('site.css')],
     ['/assets/page.js', asset('page.js')],
     ['/assets/grade-page.js', asset('grade-page.js')],
     ['/assets/icon.svg', asset('icon.svg')],
     ...bundleClient(),
   ]);
+  const bodies = new Map<string, string>();
+  const addresses: AddressBook = new Map();
+  for (const [route, text] of files) {
+    const addressed = contentAddressed(route, sha256(text));
+    addresses.set(route, addressed);
+    bodies.set(route, text).set(addressed, text);
+  }
+  return { bodies, addresses };
+}
+
+/** A page's links to the files in the book (`src="/assets/page.js"`) rewritten to their content-addressed names. */
+export function linkContentAddressed(html: string, addresses: AddressBook): string {
+  return html.replace(/(src|href)="(\/(?:assets|client)\/[^"]+)"/g, (link, attribute: string, route: string) => {
+    const addressed = addresses.get(route);
+    return addressed ? `${attribute}="${addressed}"` : link;
+  });
 }

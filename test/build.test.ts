@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,7 +11,13 @@ import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile.ts';
 import { DATA_TERMS } from '../build/openapi.ts';
 import { keptBuilds, publishSite, readPointer, rollBack } from '../build/publish.ts';
-import { changelogKey, type Manifest } from '../build/site-format.ts';
+import {
+  CONTENT_ADDRESSED,
+  changelogKey,
+  contentAddressed,
+  type Manifest,
+  PAGE_TEMPLATES,
+} from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv } from './helpers/openapi-check.ts';
@@ -119,7 +126,10 @@ describe('build', () => {
       '/_templates/register-error',
     ];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
-    assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + pages.length);
+    // the pages, the templates and each file twice: by its plain and its content-addressed name
+    const files = Object.keys(site.manifest.routes).filter((r) => /^\/(assets|client)\//.test(r));
+    assert.equal(files.filter((r) => CONTENT_ADDRESSED.test(r)).length * 2, files.length);
+    assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + 5 + files.length);
   });
 
   it('says whose the tables are, and names no licence for them, in the document, on /docs and in the README', () => {
@@ -221,6 +231,26 @@ describe('build', () => {
     assert.match(run.stderr, /^grains\/TEST\.yaml:3:7: kind: must be one of/m);
     assert.match(run.stderr, /1 error; nothing was published\./);
     assert.deepEqual(readdirSync(out), []);
+  });
+});
+
+describe('content-addressed files', () => {
+  const text = (route: string) => {
+    const hash = site.manifest.routes[route];
+    assert.ok(hash, `a body for ${route}`);
+    return site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
+  };
+  it('every page links its files by their content-addressed names, each the same body as its plain name', () => {
+    for (const page of ['/', '/docs', '/grade', PAGE_TEMPLATES.registered, PAGE_TEMPLATES.registerError]) {
+      const links = [...text(page).matchAll(/(?:src|href)="(\/(?:assets|client)\/[^"]+)"/g)].map((m) => m[1]!);
+      assert.ok(links.length >= 3, `${page} links its stylesheet, icon and script`);
+      for (const link of links) {
+        assert.match(link, CONTENT_ADDRESSED, `${page} links ${link}`);
+        const plain = link.replace(/\.[0-9a-f]{12}(\.[a-z]+)$/, '$1');
+        assert.equal(site.manifest.routes[link], site.manifest.routes[plain], `${link} is ${plain}`);
+        assert.equal(contentAddressed(plain, createHash('sha256').update(text(plain)).digest('hex')), link);
+      }
+    }
   });
 });
 
