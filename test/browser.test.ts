@@ -10,7 +10,7 @@ import { after, before, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { MESSAGES } from '../gateway/errors.ts';
-import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { get, recordIssuedKey, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { suite } from './helpers/suite.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -91,6 +91,7 @@ suite('front door in a browser', skip, () => {
     await page.locator('#result').waitFor({ state: 'visible' });
     const key = (await page.locator('#api-key').textContent())!;
     assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+    recordIssuedKey(key);
     assert.match((await page.locator('#result .warning').textContent())!, /shown only once/);
     assert.equal(await page.locator('#curl-line').textContent(), `curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'`);
     // the key the page showed works against the API, from here
@@ -152,6 +153,7 @@ suite('front door in a browser', skip, () => {
     await page.keyboard.type('keyboard-nojs@example.com');
     await page.keyboard.press('Enter');
     await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
+    recordIssuedKey((await page.locator('#api-key').textContent())!);
     assert.equal(page.url(), `${t.url}/api/register`, 'the address is not in the URL');
     assert.equal(await page.locator('h1').textContent(), 'Your API key');
     await closeClean(page);
@@ -235,6 +237,7 @@ suite('front door in a browser', skip, () => {
           assert.deepEqual(posts, [], 'the address never enters a URL');
           const key = (await keyBox.textContent())!;
           assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+          recordIssuedKey(key);
           const box = (await keyBox.boundingBox())!;
           assert.ok(
             box.y >= 0 && box.y + box.height <= height,

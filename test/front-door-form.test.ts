@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
-import { get, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { get, keysIssuedSoFar, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
 const post = (t: TestGateway, body: string, headers: Record<string, string> = {}) =>
@@ -29,8 +29,10 @@ describe('registration by form post', () => {
   });
 
   it('answers 201 with a page showing the key, a copy button for scripts, and the next command from its origin', async () => {
+    const before = keysIssuedSoFar();
     const r = await post(t, 'email=Form.User%40Example.com');
     assert.equal(r.status, 201);
+    assert.equal(keysIssuedSoFar(), before + 1, 'a key issued on a page is held to the log scan too');
     assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
     assert.equal(r.headers['cache-control'], 'no-store', 'a page showing a key is never stored');
     assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
