@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { POINTER_FILE } from '../build/site-format.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { startGateway } from './server.ts';
+import { type Gateway, startGateway } from './server.ts';
+import { StateDirError } from './store/state-lock.ts';
 
 let config: Readonly<Config>;
 try {
@@ -33,7 +34,16 @@ if (!existsSync(join(config.siteDir, POINTER_FILE))) {
   publishSite(config.siteDir, result.site);
 }
 
-const gateway = await startGateway({ config });
+let gateway: Gateway;
+try {
+  gateway = await startGateway({ config });
+} catch (err) {
+  // A state directory another gateway holds, or one that cannot be used: a sentence, no stack
+  // (docs/operations.md, "When something goes wrong").
+  if (!(err instanceof StateDirError)) throw err;
+  console.error(`start-up refused: ${err.message}`);
+  process.exit(1);
+}
 const stop = (signal: string) => {
   gateway.log({ event: 'shutdown', signal });
   gateway.close().then(

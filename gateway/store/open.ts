@@ -1,7 +1,8 @@
 // The store the configuration names: REDIS_URL's Redis (loaded only in that mode), else the
-// embedded SQLite file under STATE_DIR.
+// embedded SQLite file under STATE_DIR, held by this process alone (state-lock.ts).
 import type { Config } from '../config.ts';
 import { openSqliteStore } from './sqlite.ts';
+import { lockStateDir, StateDirError } from './state-lock.ts';
 import type { Store, StoreObserver } from './types.ts';
 
 export interface OpenStoreOptions {
@@ -17,7 +18,21 @@ export async function openStore(config: Readonly<Config>, opts: OpenStoreOptions
     registerLimitPerHour: config.registerLimitPerHour,
     ...opts,
   };
-  if (!config.redisUrl) return openSqliteStore({ stateDir: config.stateDir, ...common });
-  const { openRedisStore } = await import('./redis.ts');
-  return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, ...common });
+  if (config.redisUrl) {
+    // Nothing is written under STATE_DIR in this mode, so any number of processes may share it.
+    const { openRedisStore } = await import('./redis.ts');
+    return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, ...common });
+  }
+  const lock = lockStateDir(config.stateDir);
+  let store: Store;
+  try {
+    store = openSqliteStore({ stateDir: config.stateDir, ...common });
+  } catch (err) {
+    lock.release();
+    throw new StateDirError(`STATE_DIR ${config.stateDir} holds no usable store: ${(err as Error).message}.`);
+  }
+  // The lock is let go only once the windows are saved and the file is closed.
+  const close = store.close.bind(store);
+  store.close = () => close().finally(() => lock.release());
+  return store;
 }
