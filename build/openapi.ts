@@ -122,7 +122,9 @@ const OPERATIONS: Record<string, { operationId: string; tag: string; description
     operationId: 'getHealth',
     tag: 'service',
     open: true,
-    description: 'Whether the service can check keys and limits, and which build it serves.',
+    description:
+      'Whether all is well: the store, the build served and any newer build refused. Always 200 while the ' +
+      'process serves; `status` is "ok" only when nothing is wrong, and `reason` names the fault otherwise.',
   },
 };
 
@@ -290,7 +292,10 @@ export function buildOpenApi(ds: Dataset) {
         get: {
           summary: 'Liveness and the dataset version being served (no key needed)',
           responses: {
-            '200': jsonBody('Health', 'serving; status "degraded" while the key store is unavailable'),
+            '200': jsonBody(
+              'Health',
+              'serving; status names what is wrong when it is not "ok", and `reason` says why in a sentence',
+            ),
             '400': jsonBody('Error', keyInUrl),
           },
         },

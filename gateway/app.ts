@@ -3,22 +3,17 @@
 // node:http. Read top-down: handle → authorised → counted or revalidated → serve.
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
+import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Metrics } from './metrics.ts';
 import { chooseVariant, matchFails, noneMatch } from './negotiate.ts';
 import { type Decision, rateLimitHeaders, retryHeaders } from './rate-limit.ts';
 import { createRegistration } from './registration.ts';
-import {
-  errorResponse,
-  type GatewayRequest,
-  type GatewayResponse,
-  jsonResponse,
-  preparedError,
-  response,
-} from './responses.ts';
+import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
 import { route } from './routes.ts';
-import type { Resource, Site, SiteHolder } from './site.ts';
-import { type Account, type Store, StoreUnavailableError } from './store/types.ts';
+import type { Resource } from './site.ts';
+import type { SiteHolder } from './site-watch.ts';
+import { type Account, type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
 
 export type { GatewayRequest, GatewayResponse } from './responses.ts';
 export type Answer = GatewayResponse | Promise<GatewayResponse>;
@@ -49,9 +44,13 @@ class Exchange {
   ) {}
 }
 
-/** Expected errors and store outages become answers; anything else is the server's to log (a 500). */
-function failure(err: unknown, head: boolean): GatewayResponse {
+/**
+ * Expected errors and store outages become answers; anything else is the server's to log (a 500).
+ * `unsaved`: the answer when the store could not write what the request asked it to.
+ */
+function failure(err: unknown, head: boolean, unsaved: HttpError = ERRORS.cannotSaveKeys): GatewayResponse {
   if (err instanceof HttpError) return errorResponse(err, head);
+  if (err instanceof StoreWriteError) return errorResponse(unsaved, head);
   if (err instanceof StoreUnavailableError) return errorResponse(ERRORS.storeUnavailable, head);
   throw err;
 }
@@ -101,21 +100,7 @@ function counted(x: Exchange, d: Decision): GatewayResponse {
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const register = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
-  const healthBodies = new Map<string, Buffer>();
-
-  function health(site: Site, head: boolean): GatewayResponse {
-    const state = store.health();
-    const key = `${site.buildId}:${state}`;
-    let body = healthBodies.get(key);
-    if (!body) {
-      healthBodies.clear();
-      const status = state === 'ok' ? 'ok' : 'degraded';
-      const fields = { status, store: state, dataset_version: site.datasetVersion, build_id: site.buildId };
-      body = Buffer.from(JSON.stringify({ ...fields, schema_version: '1.0' }));
-      healthBodies.set(key, body);
-    }
-    return jsonResponse(200, body, { head });
-  }
+  const health = createHealth(opts.site, store.status);
 
   function authorised(x: Exchange, account: Account | null): Answer {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
@@ -163,9 +148,9 @@ export function createApp(opts: AppOptions) {
     try {
       const revoked = store.revokeKey(hashKey(raw), now);
       if (!(revoked instanceof Promise)) return done(revoked);
-      return revoked.then(done).catch((err: unknown) => failure(err, false));
+      return revoked.then(done).catch((err: unknown) => failure(err, false, ERRORS.cannotSaveRevocation));
     } catch (err) {
-      return failure(err, false);
+      return failure(err, false, ERRORS.cannotSaveRevocation);
     }
   }
 
@@ -179,7 +164,7 @@ export function createApp(opts: AppOptions) {
         case null:
           return errorResponse(r.error, head);
         case 'health':
-          return health(site, head);
+          return health(head);
         case 'metrics':
           return metricsPage(req, head);
         case 'public': {

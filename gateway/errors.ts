@@ -17,6 +17,12 @@ export class HttpError extends Error {
 /** decisions.md §4: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
 const CHALLENGE = { 'WWW-Authenticate': 'ApiKey realm="grain-grading-tables", header="X-API-Key"' };
 
+/**
+ * How long a client waits when the store cannot write (no space, read-only): long enough for an
+ * operator to act, short enough that a retry soon finds the store well again (it checks every 2 s).
+ */
+const WRITE_RETRY_SECONDS = 10;
+
 const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
 
 export const ERRORS = {
@@ -81,6 +87,16 @@ export const ERRORS = {
     'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
   ),
   // The gateway's own dependencies (decisions.md §5, UPSTREAM_URL)
+  cannotSaveKeys: new HttpError(
+    503,
+    `The service cannot save new keys right now; try again in ${WRITE_RETRY_SECONDS} seconds.`,
+    { 'Retry-After': String(WRITE_RETRY_SECONDS) },
+  ),
+  cannotSaveRevocation: new HttpError(
+    503,
+    `The service cannot save the revocation right now; try again in ${WRITE_RETRY_SECONDS} seconds.`,
+    { 'Retry-After': String(WRITE_RETRY_SECONDS) },
+  ),
   storeUnavailable: new HttpError(
     503,
     'The key store is unavailable for the moment. Retry after the number of seconds in Retry-After.',

@@ -6,7 +6,8 @@
 // the build's id and version: nothing a request sends, so no key, hash or e-mail can appear.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { SiteHolder } from './site.ts';
+import type { SiteHolder } from './site-watch.ts';
+import { WRITE_FAILURES } from './store/store-status.ts';
 import type { Store, StoreObserver, StoreOperation } from './store/types.ts';
 
 /** The label of every path the gateway answers (the OpenAPI's templates); anything else is "other". */
@@ -209,9 +210,17 @@ export function createMetrics(opts: MetricsOptions) {
         labelNames: ['store'],
         registers: [registry],
         collect() {
-          this.set({ store: store.kind }, store.health() === 'ok' ? 1 : 0);
+          this.set({ store: store.kind }, store.status.state === 'ok' ? 1 : 0);
         },
       });
+      counter(
+        registry,
+        'gateway_store_write_failures_total',
+        'Writes the store could not make (no space, read-only, I/O error, locked too long): registrations, ' +
+          'revocations and checkpoints, each failed attempt once.',
+        ['store', 'reason'],
+        () => WRITE_FAILURES.map((reason) => [{ store: store.kind, reason }, store.status.writeFailures[reason]]),
+      );
       new Gauge({
         name: 'gateway_live_keys',
         help: 'Keys issued and not revoked (absent while the store cannot be asked).',
@@ -233,6 +242,17 @@ export function createMetrics(opts: MetricsOptions) {
         collect() {
           this.reset();
           this.set({ build_id: site.current.buildId, dataset_version: site.current.datasetVersion }, 1);
+        },
+      });
+      new Gauge({
+        name: 'gateway_site_refused',
+        help: '1, labelled with its build id, while a newer build than the one served was refused; else 0.',
+        labelNames: ['build_id'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          if (site.refused) this.set({ build_id: site.refused.buildId }, 1);
+          else this.set(0);
         },
       });
       new Gauge({

@@ -11,8 +11,8 @@ import { fillPage, pageResponse } from './form-pages.ts';
 import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
 import { retryAfterSeconds } from './rate-limit.ts';
 import { type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
-import type { SiteHolder } from './site.ts';
-import { type Store, StoreUnavailableError } from './store/types.ts';
+import type { SiteHolder } from './site-watch.ts';
+import { type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
 
 export const MAX_BODY_BYTES = 1024;
 const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -129,7 +129,12 @@ export function createRegistration(opts: { store: Store; trustProxy: number; sit
       });
       return pageResponse(201, page, [], r.account.id);
     } catch (err) {
-      const e = err instanceof StoreUnavailableError ? ERRORS.storeUnavailable : err;
+      const e =
+        err instanceof StoreWriteError
+          ? ERRORS.cannotSaveKeys
+          : err instanceof StoreUnavailableError
+            ? ERRORS.storeUnavailable
+            : err;
       if (!(e instanceof HttpError)) throw err;
       const page = fillPage(opts.site.current, PAGE_TEMPLATES.registerError, {
         email: typed.slice(0, 254),

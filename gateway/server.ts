@@ -10,14 +10,8 @@ import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
 import { createMetrics } from './metrics.ts';
-import {
-  loadSiteFromDisk,
-  loadSiteFromUpstream,
-  readPointerFile,
-  readUpstreamPointer,
-  type SiteHolder,
-  watchSite,
-} from './site.ts';
+import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer } from './site.ts';
+import { type SiteHolder, watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
 

@@ -240,9 +240,19 @@ describe('authentication', () => {
     assert.equal(health.status, 200);
     assert.equal(health.headers['cache-control'], 'no-store');
     const h = health.json();
-    assert.deepEqual(Object.keys(h), ['status', 'store', 'dataset_version', 'build_id', 'schema_version']);
+    assert.deepEqual(Object.keys(h), [
+      'status',
+      'reason',
+      'store',
+      'dataset_version',
+      'build_id',
+      'refused_build',
+      'schema_version',
+    ]);
     assert.equal(h.status, 'ok');
+    assert.equal(h.reason, null);
     assert.equal(h.store, 'ok');
+    assert.equal(h.refused_build, null);
     assert.equal(h.dataset_version, [...REAL_CHANGELOG].sort(changelogOrder)[0]!.id); // the newest entry
     const doc = await get(t.url, '/api/openapi.json');
     assert.equal(doc.status, 200);

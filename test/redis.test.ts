@@ -174,7 +174,8 @@ describe('redis outage', { skip }, () => {
       await redis.stop();
       await within(5_000, async () => (await get(t.url, '/health')).json().store === 'unavailable');
       const health = (await get(t.url, '/health')).json();
-      assert.equal(health.status, 'degraded');
+      assert.equal(health.status, 'store_unavailable');
+      assert.match(health.reason, /^Redis is unreachable/);
 
       // verified recently: served, counted here from the last count Redis gave (1), up to the limit
       const during = [];

@@ -211,10 +211,29 @@ const RegistrationRequest = {
 const ErrorBody = exact({ error: str, status: { type: 'integer' }, schema_version: schemaVersion });
 
 const Health = exact({
-  status: { enum: ['ok', 'degraded'] },
-  store: { enum: ['ok', 'unavailable'], description: 'whether keys and limits can be checked right now' },
-  dataset_version: str,
-  build_id: str,
+  status: {
+    enum: ['ok', 'store_unavailable', 'store_degraded', 'build_refused', 'site_unreadable'],
+    description:
+      '"ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable, ' +
+      'the embedded store unable to write, a newer build refused, or the published build unreadable',
+  },
+  reason: {
+    ...nullableStr,
+    description: 'null when status is "ok"; otherwise a sentence for the operator: what is wrong and its cause',
+  },
+  store: {
+    enum: ['ok', 'unavailable', 'degraded'],
+    description:
+      'ok; unavailable: keys and limits cannot all be checked (Redis unreachable); degraded: keys work, ' +
+      'but registration, rotation and revocation answer 503 (the store cannot write)',
+  },
+  dataset_version: { ...str, description: 'the dataset version of the build served' },
+  build_id: { ...str, description: 'the build served' },
+  refused_build: {
+    ...exact({ build_id: str, reason: str }),
+    type: ['object', 'null'],
+    description: 'a newer build that could not be loaded (the previous one is served), and why; else null',
+  },
   schema_version: schemaVersion,
 });
 

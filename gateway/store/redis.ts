@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { digestHex, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
 import { connect, type Scripted } from './redis-client.ts';
+import { redisUnreachable, StoreStatus } from './store-status.ts';
 import {
   type Account,
   type AccountQueries,
@@ -103,9 +104,12 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
 
   let up = false;
   let everUp = false;
+  const status = new StoreStatus();
+  status.set('unavailable', redisUnreachable('it has not answered yet'));
   const setState = (next: boolean, why?: string) => {
     if (next === up) return;
     up = next;
+    status.set(next ? 'ok' : 'unavailable', next ? null : redisUnreachable(why));
     const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
     everUp ||= next;
     opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
@@ -285,7 +289,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     list: guarded(queries.list),
     show: guarded(queries.show),
     revoke: guarded(queries.revoke),
-    health: () => (up ? 'ok' : 'unavailable'),
+    status,
     async close() {
       subscriber.disconnect();
       await client.quit().catch(() => client.disconnect());

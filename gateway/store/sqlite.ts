@@ -2,11 +2,13 @@
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
 // snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
 
+import { statfsSync } from 'node:fs';
 import { digestBytes, hashKey } from '../keys.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
+import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
 import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
@@ -61,6 +63,10 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const addUsage = db.prepare<[number, number, number]>(
     'UPDATE api_keys SET request_count = request_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
   );
+  // In a transaction of its own: an UPDATE … RETURNING read with get() commits only when the
+  // statement is reset, and a commit that fails there (no space) would go unreported: a 204 for a
+  // revocation never saved. The transaction's COMMIT reports it.
+  const revoke = db.transaction((now: number, digest: Buffer) => revokeByHash.get(now, digest));
   const countLive = db.prepare<[], number>('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL').pluck();
   /** decisions.md §2: new key, rotation, and the bound, in one transaction (a 201 is durable). */
   const issue = db.transaction((email: string, digest: Buffer, now: number, rotate: Buffer | null) => {
@@ -76,6 +82,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     'INSERT INTO window_snapshots (kind, saved_at, data) VALUES (?, ?, ?) ON CONFLICT(kind) DO UPDATE SET saved_at = excluded.saved_at, data = excluded.data',
   );
 
+  let closed = false;
   const requests = createMemoryLimiter({ limit: opts.rateLimitPerHour });
   const registrations = createMemoryLimiter({
     limit: opts.registerLimitPerHour,
@@ -109,18 +116,56 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     return usage;
   });
   const save = (force: boolean) => timed(opts.observe, 'checkpoint', () => saveAll(force)).settle();
+  // A write that fails (no space, read-only, I/O error, locked past busy_timeout) degrades the
+  // store until one succeeds; /health says why (docs/operations.md, "When something goes wrong").
+  const status = new StoreStatus(opts.log);
+  const freeBytes = () => {
+    try {
+      const fs = statfsSync(opts.stateDir);
+      return fs.bavail * fs.bsize;
+    } catch {
+      return Number.POSITIVE_INFINITY; // cannot tell: the write that succeeded decides
+    }
+  };
   let lastSaveFailed = false;
   const checkpoint = setInterval(() => {
     try {
-      save(lastSaveFailed); // after a failure, everything again: its changes were taken
+      // After a failure everything again, as its changes were taken; and while degraded, every
+      // round, so the store finds out by itself that it can write again.
+      save(lastSaveFailed || status.state === 'degraded');
       lastSaveFailed = false;
+      status.wrote(freeBytes);
     } catch (err) {
-      // e.g. the file locked past busy_timeout by the accounts CLI: logged, retried next round
+      // Nothing admitted is forgotten: the windows stay in memory and unsettled usage stays
+      // unsettled, so the next round saves them. Logged when the store degrades, not each round.
       lastSaveFailed = true;
-      opts.log?.({ event: 'windows_save_failed', error: (err as Error).message });
+      if (status.writeFailed(err, 'checkpoint') === err)
+        opts.log?.({ event: 'windows_save_failed', error: (err as Error).message });
     }
   }, opts.checkpointMs ?? 2_000);
   checkpoint.unref();
+  /** A write: a failure the file system causes is a 503 (StoreWriteError), any other a bug. */
+  const write = <T>(operation: 'register' | 'revoke', run: () => T): T => {
+    if (closed) throw new StoreUnavailableError('the gateway is shutting down');
+    let result: T;
+    try {
+      result = timed(opts.observe, operation, run);
+    } catch (err) {
+      throw status.writeFailed(err, operation);
+    }
+    status.wrote(freeBytes);
+    return result;
+  };
+  /** A read: one the file system fails is a 503 too, without degrading writes. */
+  const read = <T>(run: () => T): T => {
+    if (closed) throw new StoreUnavailableError('the gateway is shutting down');
+    try {
+      return run();
+    } catch (err) {
+      if (writeFailureOf(err) === null) throw err;
+      throw new StoreUnavailableError((err as Error).message);
+    }
+  };
 
   // Verified keys, so the hot path neither hashes nor queries the file
   // (docs/performance.md: the measurements behind the code). Our own replacements drop the old key at once; a write
@@ -136,17 +181,20 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
   const watchWrites = setInterval(() => {
-    const v = dataVersion.get();
-    if (v !== seenVersion) {
-      seenVersion = v;
-      verified.clear();
-      issued = createKeyFilter(issuedDigests());
+    try {
+      const v = dataVersion.get();
+      if (v !== seenVersion) {
+        issued = createKeyFilter(issuedDigests());
+        seenVersion = v;
+        verified.clear();
+      }
+    } catch {
+      // a file the system cannot read now: looked at again next round, never a crash
     }
   }, opts.externalWritePollMs ?? 250);
   watchWrites.unref();
 
   const queries = accountQueries(db);
-  let closed = false;
   return {
     kind: 'sqlite',
     cachedAccount: (key) => verified.get(key),
@@ -154,14 +202,14 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     findByKey(key): Account | null {
       const digest = hashKey(key);
       if (!issued.mightHold(digest)) return null;
-      const row = timed(opts.observe, 'find_key', () => find.get(digestBytes(digest)));
+      const row = read(() => timed(opts.observe, 'find_key', () => find.get(digestBytes(digest))));
       if (!row) return null;
       const account = { id: String(row.id), email: row.email, keyId: String(row.keyId) };
       verified.set(key, account);
       return account;
     },
     register(email, digest, now, rotate): Registered {
-      const r = timed(opts.observe, 'register', () =>
+      const r = write('register', () =>
         issue(email, digestBytes(digest), now, rotate === null ? null : digestBytes(rotate)),
       );
       if (r.keyId === null) return 'too_many_keys';
@@ -170,7 +218,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       return { id: String(r.id), email, keyId: String(r.keyId) };
     },
     revokeKey(digest, now) {
-      const keyId = timed(opts.observe, 'revoke', () => revokeByHash.get(now, digestBytes(digest)));
+      const keyId = write('revoke', () => revoke(now, digestBytes(digest)));
       if (keyId === undefined) return false;
       verified.dropKey(String(keyId));
       return true;
@@ -178,15 +226,22 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     requests,
     registrations,
     ...queries,
-    liveKeys: () => timed(opts.observe, 'live_keys', () => countLive.get()!),
-    health: () => 'ok',
+    liveKeys: () => read(() => timed(opts.observe, 'live_keys', () => countLive.get()!)),
+    status,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(checkpoint);
       clearInterval(watchWrites);
-      save(true);
-      db.close();
+      try {
+        save(true);
+      } catch (err) {
+        // No space at shutdown: the windows since the last checkpoint cannot be kept; say how much.
+        const lost = requests.unsaved().rows.reduce((sum, [, n]) => sum + n, 0);
+        opts.log?.({ event: 'windows_not_saved', requests: lost, error: (err as Error).message });
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -2,6 +2,9 @@
 // which one it has. Methods may answer at once or through a promise.
 import { performance } from 'node:perf_hooks';
 import type { Limiter } from '../rate-limit.ts';
+import type { StoreStatus } from './store-status.ts';
+
+export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
 
 /** decisions.md §2: an account holds at most this many live keys (README, docs/api.md). */
 export const MAX_LIVE_KEYS = 5;
@@ -70,13 +73,11 @@ export interface Store extends AccountQueries {
   readonly registrations: Limiter;
   /** How many keys are live (GET /metrics). */
   liveKeys(): number | Promise<number>;
-  /** "ok", or why the store cannot be used right now (shown in /health). */
-  health(): 'ok' | 'unavailable';
+  /** Whether the store can be used right now, and why not (/health, GET /metrics). */
+  readonly status: StoreStatus;
   /** Saves what must survive a restart (the hourly windows, keys' last use) and closes. */
   close(): Promise<void>;
 }
-
-export class StoreUnavailableError extends Error {}
 
 /** The stores' operation names, as GET /metrics labels them. */
 export type StoreOperation = 'find_key' | 'count' | 'register' | 'revoke' | 'checkpoint' | 'live_keys';

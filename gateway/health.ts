@@ -1,0 +1,54 @@
+// GET /health: 200 with status "ok" only when all is well; otherwise a status naming what is wrong
+// (the store, a refused build, an unreadable SITE_DIR) and `reason`, a sentence for the operator.
+// It always names the build served and any newer build refused (docs/api.md, docs/operations.md
+// "When something goes wrong"). The body is rebuilt only when something it says changed.
+import { type GatewayResponse, jsonResponse } from './responses.ts';
+import type { SiteHolder } from './site-watch.ts';
+import type { StoreStatus } from './store/store-status.ts';
+
+export type HealthStatus = 'ok' | 'store_unavailable' | 'store_degraded' | 'build_refused' | 'site_unreadable';
+
+export function createHealth(site: SiteHolder, store: StoreStatus) {
+  let key = '';
+  let body: Buffer = Buffer.alloc(0);
+
+  function build(): Buffer {
+    const served = site.current;
+    const problems: [HealthStatus, string][] = [];
+    if (store.state === 'unavailable')
+      problems.push(['store_unavailable', store.reason ?? 'The store is unavailable.']);
+    if (store.state === 'degraded') problems.push(['store_degraded', store.reason ?? 'The store cannot write.']);
+    const refused = site.refused;
+    if (refused)
+      problems.push([
+        'build_refused',
+        `The newer build ${refused.buildId} was refused (${refused.reason}); build ${served.buildId} is served ` +
+          'until a good build is published.',
+      ]);
+    if (site.unreadable !== null)
+      problems.push([
+        'site_unreadable',
+        `The pointer to the published build cannot be read (${site.unreadable}); build ${served.buildId} is ` +
+          'served, and no newer build can be seen until it can.',
+      ]);
+    const fields = {
+      status: problems[0]?.[0] ?? 'ok',
+      reason: problems.length ? problems.map(([, why]) => why).join(' ') : null,
+      store: store.state,
+      dataset_version: served.datasetVersion,
+      build_id: served.buildId,
+      refused_build: refused ? { build_id: refused.buildId, reason: refused.reason } : null,
+      schema_version: '1.0',
+    };
+    return Buffer.from(JSON.stringify(fields));
+  }
+
+  return function health(head: boolean): GatewayResponse {
+    const now = `${site.current.buildId}:${site.version}:${store.version}`;
+    if (now !== key) {
+      body = build();
+      key = now;
+    }
+    return jsonResponse(200, body, { head });
+  };
+}
