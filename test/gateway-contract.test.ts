@@ -1,4 +1,4 @@
-// The contract (interface.md, decisions.md) over real HTTP against a gateway on port 0.
+// The contract (docs/contract.md) over real HTTP against a gateway on port 0.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -411,7 +411,7 @@ describe('HTTP behaviour', () => {
   }
 });
 
-// Last: every answer the suites above received, held against the OpenAPI document (issue 18 §2).
+// Last: every answer the suites above received, held against the OpenAPI document.
 describe('every answer above, against the OpenAPI document', () => {
   it('declares its status, carries the declared headers, and its body validates', async () => {
     const doc = (await get(t.url, '/api/openapi.json')).json();

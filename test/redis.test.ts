@@ -1,5 +1,6 @@
-// Scale-out on Redis (issue 4): several gateway processes share keys and exact limits; replacement
-// and revocation reach every instance within the bound; an outage is survived and recovered from.
+// Scale-out on Redis (docs/contract.md, Storage and scale): several gateway processes share keys and
+// exact limits; replacement and revocation reach every instance within the bound; an outage is
+// survived and recovered from.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
@@ -16,6 +17,7 @@ import {
   startTestGateway,
 } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix } from './helpers/redis.ts';
+import { suite } from './helpers/suite.ts';
 
 const skip = await redisSkipReason();
 const prefix = uniquePrefix();
@@ -37,7 +39,7 @@ async function within(ms: number, probe: () => Promise<boolean>): Promise<number
   return Date.now() - t0;
 }
 
-describe('redis store', { skip }, () => {
+suite('redis store', skip, () => {
   after(() => cleanup(prefix));
 
   it('keeps the contract and exact windows, with an injected clock', async () => {
@@ -156,7 +158,7 @@ describe('redis store', { skip }, () => {
   });
 });
 
-describe('redis outage', { skip }, () => {
+suite('redis outage', skip, () => {
   it('keeps recently verified keys working, refuses what it cannot verify with 503, and recovers', async () => {
     const redis = await startPrivateRedis();
     const t = await startTestGateway({
@@ -204,7 +206,7 @@ describe('redis outage', { skip }, () => {
       t.clock.advance(1_000);
       await redis.start();
       await within(10_000, async () => (await get(t.url, '/health')).json().store === 'ok');
-      // the four requests served during the outage join the key's total, with their time (issue 20)
+      // the four requests served during the outage join the key's total, with their time
       const usage = async () => (await t.gateway.store.show('known@example.com'))!.keys[0]!;
       await within(5_000, async () => (await usage()).requests === 5);
       assert.equal((await usage()).last_used_at, t.clock.now - 1_000);
@@ -225,7 +227,7 @@ describe('redis outage', { skip }, () => {
   });
 });
 
-describe('redis restart under load', { skip }, () => {
+suite('redis restart under load', skip, () => {
   it('loses no issued key and recovers by itself when Redis is killed and restarted during a storm', async () => {
     const redis = await startPrivateRedis();
     const t = await startTestGateway({

@@ -2,8 +2,21 @@
 // The TypeScript types (build/types.ts) are derived from these constants; the OpenAPI document
 // embeds them, each named schema as a component that the others reach by $ref (componentsOf);
 // the tests validate every published body against that document. Field sets are exact
-// (interface.md, decisions.md §1): additionalProperties is false and every field is required.
-import { cropYear, exact, nullableStr, schemaVersion, str } from './parts.ts';
+// (docs/contract.md, Records): additionalProperties is false and every field is required.
+import {
+  coverageEnum,
+  cropYear,
+  directionEnum,
+  exact,
+  footnoteEffectEnum,
+  kindEnum,
+  nullableStr,
+  PARTS_STATED,
+  regionEnum,
+  schemaVersion,
+  str,
+  useClassEnum,
+} from './parts.ts';
 import {
   PartialLimit,
   Threshold,
@@ -17,17 +30,17 @@ import {
 const summaryFields = {
   grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
   grain_name: str,
-  kind: { enum: ['wheat', 'cereal', 'oilseed', 'pulse'] },
-  region: { enum: ['western', 'eastern', null] },
-  use_class: { enum: ['general_purpose', 'malting', 'food', null] },
+  kind: kindEnum,
+  region: regionEnum,
+  use_class: useClassEnum,
   effective_crop_year: cropYear,
-  coverage_status: { enum: ['complete', 'partial'] },
+  coverage_status: coverageEnum,
   grades: { type: 'array', items: str, minItems: 1 },
 } as const;
 
 const FallthroughCondition = exact({
   condition: { type: 'string', description: 'e.g. "<= 2.5%" or "> 10%"' },
-  region: { enum: ['western', 'eastern', null] },
+  region: regionEnum,
   grade: str,
 });
 
@@ -37,7 +50,7 @@ const FallthroughOutcome = {
       type: ['string', 'null'],
       description: 'e.g. "<= 2.5%": the outcome applies when the measured value meets it; null: whatever the value',
     },
-    region: { enum: ['western', 'eastern', null], description: 'null: in either region' },
+    region: { ...regionEnum, description: 'null: in either region' },
     kind: {
       enum: [
         'sample',
@@ -70,7 +83,7 @@ const Factor = exact({
   factor_label: str,
   unit: { type: 'string', description: '"%" or another unit; "" for a descriptive factor' },
   unit_alt: nullableStr,
-  threshold_direction: { enum: ['maximum', 'minimum', 'qualitative'] },
+  threshold_direction: directionEnum,
   is_aggregate: { type: 'boolean' },
   aggregates: {
     type: ['array', 'null'],
@@ -85,7 +98,7 @@ const Factor = exact({
     description: 'a Total: the parts its label names that have no row of their own (e.g. Heated); null: not a Total',
   },
   parts_stated: {
-    enum: ['all', 'not_stated', null],
+    enum: [...PARTS_STATED, null],
     description:
       'a Total: all when its label names every part it counts; not_stated when it names a category ' +
       '(Foreign material, Damage) whose parts the page does not list; null: not a Total',
@@ -110,7 +123,7 @@ const FootnoteRule = {
   ...exact({
     footnote: { type: 'string', description: 'the key of the footnote in footnotes' },
     effect: {
-      enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'],
+      ...footnoteEffectEnum,
       description:
         'not_applicable_for_colour: factor_ids are not assessed for a sample of that colour; sample_name_suffix: ' +
         'a fall-through Sample grade of the track takes the suffix; not_in_total: factor_ids are not counted in total_id',
