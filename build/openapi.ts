@@ -122,9 +122,7 @@ const OPERATIONS: Record<string, { operationId: string; tag: string; description
     operationId: 'getHealth',
     tag: 'service',
     open: true,
-    description:
-      'Whether all is well: the store, the build served and any newer build refused. Always 200 while the ' +
-      'process serves; `status` is "ok" only when nothing is wrong, and `reason` names the fault otherwise.',
+    description: 'Whether all is well (`status`, and `reason` when not): the store, the build served, one refused.',
   },
 };
 
@@ -292,10 +290,7 @@ export function buildOpenApi(ds: Dataset) {
         get: {
           summary: 'Liveness and the dataset version being served (no key needed)',
           responses: {
-            '200': jsonBody(
-              'Health',
-              'serving; status names what is wrong when it is not "ok", and `reason` says why in a sentence',
-            ),
+            '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
             '400': jsonBody('Error', keyInUrl),
           },
         },
