@@ -95,6 +95,20 @@ export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
 export const contentAddressed = (route: string, sha256: string) =>
   route.replace(/(\.[a-z]+)$/, `.${sha256.slice(0, 12)}$1`);
 export const CONTENT_ADDRESSED = /^\/(assets|client)\/[^/]+\.[0-9a-f]{12}\.[a-z]+$/;
+
+/**
+ * Who may keep a route's answer, and how long (docs/operations.md, "Behind a CDN"): `private`, the
+ * key holder only, revalidated each time (the data); `immutable`, anyone, for a year (the
+ * content-addressed files); `shared`, anyone, for a short lifetime, then revalidated (the pages,
+ * the OpenAPI document and the plain names of the files).
+ */
+export type CacheClass = 'private' | 'immutable' | 'shared';
+export const cacheClassOf = (route: string): CacheClass =>
+  CONTENT_ADDRESSED.test(route)
+    ? 'immutable'
+    : route.startsWith('/api/') && route !== '/api/openapi.json'
+      ? 'private'
+      : 'shared';
 export const GRAIN_LIST_KEY = '/api/grains';
 
 /**

@@ -23,6 +23,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
   shutdownGraceMs: number;
+  /** How long a cache may keep a page, the OpenAPI document or a plain-named file (docs/operations.md). */
+  publicCacheSeconds: number;
   /** Which requests get an access log line: all, errors (status 400 and above) or off (issue 20). */
   accessLog: 'all' | 'errors' | 'off';
   /** The bearer token GET /metrics requires; null: no metrics are kept and the path is unknown. */
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxHeaderBytes: 16 * 1024,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    publicCacheSeconds: integer(env, 'PUBLIC_CACHE_SECONDS', 300, 0, 86_400),
     accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),
     metricsToken: token(env.METRICS_TOKEN),
   });

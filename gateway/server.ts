@@ -115,15 +115,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
   const upstream = config.upstreamUrl;
+  const policy = { sharedSeconds: config.publicCacheSeconds };
   const site = watchSite({
     initial: upstream
-      ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs)
-      : await loadSiteFromDisk(config.siteDir),
+      ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, undefined, policy)
+      : await loadSiteFromDisk(config.siteDir, undefined, policy),
     pollMs: opts.sitePollMs ?? 500,
     readPointer: () =>
       upstream ? readUpstreamPointer(upstream, config.upstreamTimeoutMs) : readPointerFile(config.siteDir),
     load: (p) =>
-      upstream ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p) : loadSiteFromDisk(config.siteDir, p),
+      upstream
+        ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p, policy)
+        : loadSiteFromDisk(config.siteDir, p, policy),
     log,
   });
   // http-proxy is loaded only in this mode

@@ -5,6 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type BodyEntry,
+  type CacheClass,
+  cacheClassOf,
   MANIFEST_FILE,
   type Manifest,
   PAGE_TEMPLATES,
@@ -51,6 +53,20 @@ export interface Site {
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 
+/** How the gateway serves a build's public answers: PUBLIC_CACHE_SECONDS (docs/operations.md). */
+export interface ServePolicy {
+  /** The shared lifetime of a page, the OpenAPI document or a plain-named file at a cache. */
+  sharedSeconds: number;
+}
+export const DEFAULT_POLICY: ServePolicy = { sharedSeconds: 300 };
+
+/** A route's Cache-Control (site-format.ts, cacheClassOf); browsers keep a page a minute at most. */
+function cacheControlOf(cls: CacheClass, policy: ServePolicy): string {
+  if (cls === 'private') return DATA_CACHE_CONTROL;
+  if (cls === 'immutable') return 'public, max-age=31536000, immutable';
+  return `public, max-age=${Math.min(60, policy.sharedSeconds)}, s-maxage=${policy.sharedSeconds}`;
+}
+
 /** The pages may load only what this service serves; nothing may frame them. */
 export const PAGE_HEADERS: readonly string[] = [
   'Content-Security-Policy',
@@ -61,14 +77,12 @@ export const PAGE_HEADERS: readonly string[] = [
   'no-referrer',
 ];
 
-/** Data is private to the key holder; the pages and their assets are public. A 304 says the same as its 200. */
-const cacheControlOf = (entry: { type: string }) =>
-  entry.type.startsWith('application/json') ? DATA_CACHE_CONTROL : 'no-cache';
-
+/** The headers of one encoding of a body, served under a route of that cache class. A 304 says the same as its 200. */
 export function variantHeaders(
   entry: { type: string },
   v: { length: number; etag: string },
   encoding: string | null,
+  serving: { cache: string; publicModule: boolean },
 ): string[] {
   const json = entry.type.startsWith('application/json');
   const h = [
@@ -79,14 +93,15 @@ export function variantHeaders(
     'ETag',
     v.etag,
     'Cache-Control',
-    cacheControlOf(entry),
+    serving.cache,
     'Vary',
     'Accept-Encoding',
   ];
   if (!json) h.push(...PAGE_HEADERS);
   else h.push('X-Content-Type-Options', 'nosniff');
-  // Scripts are public modules any page may import (the grader, issue 16); data stays without CORS.
-  if (entry.type.startsWith('text/javascript')) h.push('Access-Control-Allow-Origin', '*');
+  // The code and files under /client/ are public modules any page may import (the grader and its
+  // suite, docs/grading.md); data stays without CORS (docs/contract.md, Errors and HTTP).
+  if (serving.publicModule) h.push('Access-Control-Allow-Origin', '*');
   if (encoding) h.push('Content-Encoding', encoding);
   return h;
 }
@@ -100,31 +115,51 @@ export async function siteFromManifest(
   read: ((file: string) => Promise<Buffer>) | { dir: string },
   /** Reads the few page templates, which are held in memory also when bodies stay upstream. */
   readTemplate: (file: string) => Promise<Buffer> = typeof read === 'function' ? read : () => Promise.reject(),
+  policy: ServePolicy = DEFAULT_POLICY,
 ): Promise<Site> {
-  const resources = new Map<string, Resource>();
+  // Each body's bytes are read once; a body served under routes of two cache classes (a file's
+  // plain and content-addressed names) gets one resource per class, sharing the bytes.
+  const bytes = new Map<string, Buffer | null>();
   await Promise.all(
-    Object.entries(manifest.bodies).map(async ([hash, entry]: [string, BodyEntry]) => {
-      const variant = async (v: BodyEntry['identity'], encoding: string | null): Promise<Variant> => {
-        const headers = variantHeaders(entry, v, encoding);
-        const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', cacheControlOf(entry), 'Vary', 'Accept-Encoding'];
-        if (typeof read !== 'function')
-          return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
+    Object.values(manifest.bodies).flatMap((entry) =>
+      [entry.identity, entry.br, entry.gzip].map(async (v) => {
+        if (!v) return;
+        if (typeof read !== 'function') return void bytes.set(v.file, null);
         const body = await read(v.file);
         if (body.length !== v.length)
           throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
-        return { body, etag: v.etag, headers, notModifiedHeaders };
-      };
-      const r: Resource = {
-        identity: await variant(entry.identity, null),
-        br: entry.br && (await variant(entry.br, 'br')),
-        gzip: entry.gzip && (await variant(entry.gzip, 'gzip')),
-        etags: new Set([entry.identity.etag, entry.br?.etag, entry.gzip?.etag].filter((e): e is string => Boolean(e))),
-      };
-      resources.set(hash, r);
-    }),
+        bytes.set(v.file, body);
+      }),
+    ),
   );
+  const resources = new Map<string, Resource>();
+  const resourceFor = (hash: string, route: string): Resource => {
+    const cls = cacheClassOf(route);
+    const publicModule = route.startsWith('/client/');
+    const id = `${hash} ${cls} ${publicModule}`;
+    const known = resources.get(id);
+    if (known) return known;
+    const entry: BodyEntry = manifest.bodies[hash]!;
+    const serving = { cache: cacheControlOf(cls, policy), publicModule };
+    const variant = (v: BodyEntry['identity'], encoding: string | null): Variant => {
+      const headers = variantHeaders(entry, v, encoding, serving);
+      const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
+      const body = bytes.get(v.file) ?? null;
+      if (typeof read !== 'function')
+        return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
+      return { body, etag: v.etag, headers, notModifiedHeaders };
+    };
+    const r: Resource = {
+      identity: variant(entry.identity, null),
+      br: entry.br && variant(entry.br, 'br'),
+      gzip: entry.gzip && variant(entry.gzip, 'gzip'),
+      etags: new Set([entry.identity.etag, entry.br?.etag, entry.gzip?.etag].filter((e): e is string => Boolean(e))),
+    };
+    resources.set(id, r);
+    return r;
+  };
   const routes = new Map<string, Resource>();
-  for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resources.get(hash)!);
+  for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resourceFor(hash, key));
   const templates = new Map<string, string[]>();
   for (const key of Object.values(PAGE_TEMPLATES)) {
     const hash = manifest.routes[key];
@@ -148,11 +183,12 @@ export async function readPointerFile(siteDir: string): Promise<Pointer> {
   return parsePointer(await readFile(join(siteDir, POINTER_FILE), 'utf8'));
 }
 
-export async function loadSiteFromDisk(siteDir: string, pointer?: Pointer): Promise<Site> {
+export async function loadSiteFromDisk(siteDir: string, pointer?: Pointer, policy?: ServePolicy): Promise<Site> {
   const p = pointer ?? (await readPointerFile(siteDir));
   const dir = join(siteDir, p.dir);
   const manifest = parseManifest(await readFile(join(dir, MANIFEST_FILE), 'utf8'), p);
-  return siteFromManifest(manifest, (file) => readFile(join(dir, file)));
+  const read = (file: string) => readFile(join(dir, file));
+  return siteFromManifest(manifest, read, read, policy);
 }
 
 /** UPSTREAM_URL: the pointer and manifest come from the static origin; bodies stay there. */
@@ -165,7 +201,12 @@ export async function readUpstreamPointer(base: string, timeoutMs: number): Prom
   return parsePointer(await res.text());
 }
 
-export async function loadSiteFromUpstream(base: string, timeoutMs: number, pointer?: Pointer): Promise<Site> {
+export async function loadSiteFromUpstream(
+  base: string,
+  timeoutMs: number,
+  pointer?: Pointer,
+  policy?: ServePolicy,
+): Promise<Site> {
   const p = pointer ?? (await readUpstreamPointer(base, timeoutMs));
   const res = await fetch(`${base}/${p.dir}/${MANIFEST_FILE}`, { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${p.dir}/${MANIFEST_FILE}`);
@@ -175,5 +216,5 @@ export async function loadSiteFromUpstream(base: string, timeoutMs: number, poin
     if (!r.ok) throw new Error(`the upstream origin answered ${r.status} for ${p.dir}/${file}`);
     return Buffer.from(await r.arrayBuffer());
   };
-  return siteFromManifest(manifest, { dir: p.dir }, readTemplate);
+  return siteFromManifest(manifest, { dir: p.dir }, readTemplate, policy);
 }

@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
+import { buildSite } from '../build/build-site.ts';
 import { syncMirror } from '../build/client/sync.ts';
-import { tempDir } from './helpers/dataset.ts';
+import { publishSite } from '../build/publish.ts';
+import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { suite } from './helpers/suite.ts';
 import { startVarnish, type TestVarnish, varnishSkipReason } from './helpers/varnish.ts';
@@ -87,6 +89,19 @@ suite('behind Varnish', varnishSkipReason(), () => {
     }
   });
 
+  it('keeps a content-addressed file: the second request is a hit, and the gateway sees one', async () => {
+    const home = (await get(cdn.url, '/')).text();
+    const css = /href="(\/assets\/site\.[0-9a-f]{12}\.css)"/.exec(home)?.[1];
+    assert.ok(css, 'the home page links the content-addressed stylesheet');
+    const first = await get(cdn.url, css);
+    const second = await get(cdn.url, css);
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 200);
+    assert.equal(second.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.match(String(second.headers['x-varnish']), /^\d+ \d+$/, 'a hit names two transactions');
+    assert.deepEqual(second.body, first.body);
+  });
+
   it('sync through the cache prints the count the gateway kept', async () => {
     const key = await register(cdn.url, 'sync@example.com');
     const out = join(tempDir('cdn-mirror'), 'tables');
@@ -97,5 +112,35 @@ suite('behind Varnish', varnishSkipReason(), () => {
     const second = await syncMirror({ baseUrl: cdn.url, key, out });
     assert.equal(second.counted, 0);
     assert.equal(await usedAtGateway(key), used);
+  });
+});
+
+suite('behind Varnish, a new build', varnishSkipReason(), () => {
+  it('reaches clients within the lifetime the gateway states for its pages', async () => {
+    const siteDir = tempDir('cdn-site');
+    const publish = (grains: Record<string, string>) => {
+      const r = buildSite(writeDataset({ grains }));
+      assert.ok(r.ok);
+      publishSite(siteDir, r.site);
+      return r.site.manifest.build_id;
+    };
+    publish({ AAA: baseGrain('AAA') });
+    const t = await startTestGateway({ SITE_DIR: siteDir, PUBLIC_CACHE_SECONDS: '1' }, { sitePollMs: 10 });
+    const cdn = await startVarnish(t.url);
+    try {
+      const before = await get(cdn.url, '/');
+      assert.equal(before.headers['cache-control'], 'public, max-age=1, s-maxage=1');
+      assert.doesNotMatch(before.text(), /Test Wheat BBB/);
+      assert.match(String((await get(cdn.url, '/')).headers['x-varnish']), /^\d+ \d+$/, 'kept: a hit');
+      const id = publish({ AAA: baseGrain('AAA'), BBB: baseGrain('BBB') });
+      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, 1_100)); // Varnish's own clock: its lifetime of 1 s runs out
+      assert.match((await get(cdn.url, '/')).text(), /Test Wheat BBB/, 'the new build, at once after the lifetime');
+    } finally {
+      await cdn.close();
+      await t.close();
+    }
   });
 });

@@ -235,6 +235,31 @@ describe('authentication', () => {
     });
   }
 
+  // Who may keep an answer, and how long (docs/operations.md, "Behind a CDN"); /client/ is public to any origin
+  it('says who may keep each answer: data private, content-addressed files a year, the rest minutes', async () => {
+    const key = await register(t.url, 'cache@example.com');
+    const home = (await get(t.url, '/')).text();
+    const css = /href="(\/assets\/site\.[0-9a-f]{12}\.css)"/.exec(home)![1]!;
+    const shared = 'public, max-age=60, s-maxage=300';
+    const cases: [string, string, string | undefined][] = [
+      ['/api/grains/CWRS', 'private, no-cache', undefined],
+      ['/api/changelog', 'private, no-cache', undefined],
+      ['/api/openapi.json', shared, undefined],
+      ['/', shared, undefined],
+      ['/docs', shared, undefined],
+      ['/assets/site.css', shared, undefined],
+      [css, 'public, max-age=31536000, immutable', undefined],
+      ['/client/grade.js', shared, '*'],
+      ['/client/grade-suite.json', shared, '*'],
+    ];
+    for (const [path, cache, cors] of cases) {
+      const res = await get(t.url, path, path.startsWith('/api/') ? key : undefined);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['cache-control'], cache, path);
+      assert.equal(res.headers['access-control-allow-origin'], cors, path);
+    }
+  });
+
   it('/health and /api/openapi.json need no key', async () => {
     const health = await get(t.url, '/health');
     assert.equal(health.status, 200);

@@ -7,7 +7,8 @@ vcl 4.1;
 #   a 304 it does not count, and counts everything else itself. Nothing keyed is ever stored.
 # - errors and anything private or no-store are never stored.
 # - the pages, the scripts, the stylesheet and the OpenAPI document are public: stored for the
-#   lifetime the gateway gives them (content-addressed files for a year, the rest minutes).
+#   lifetime the gateway gives them (content-addressed files for a year, the rest
+#   PUBLIC_CACHE_SECONDS, 5 minutes by default), then revalidated.
 # - brotli reaches the clients that accept it (Varnish itself only knows gzip).
 
 backend gateway {
@@ -57,6 +58,11 @@ sub vcl_backend_response {
         set beresp.ttl = 0s;
         return (deliver);
     }
+    # The lifetime is the gateway's (s-maxage): once it ends, the next request waits for the
+    # gateway, so a new build is served within the lifetime the gateway states. The object is kept
+    # a while longer, so that asking again is a conditional request the gateway answers with a 304.
+    set beresp.grace = 0s;
+    set beresp.keep = 1h;
 }
 
 sub vcl_deliver {
