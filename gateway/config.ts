@@ -1,6 +1,7 @@
 // Configuration enters once: loadConfig(env) validates every variable, names the one that is wrong,
 // and returns a frozen object. Nothing else reads process.env (decisions.md §6).
 import { resolve } from 'node:path';
+import { parseTrustProxy, type TrustProxy } from './client-address.ts';
 
 export interface Config {
   port: number;
@@ -16,7 +17,8 @@ export interface Config {
   rateLimitPerHour: number;
   registerLimitPerHour: number;
   /** How many proxies in front (the CDN) to trust for X-Forwarded-For; 0 trusts none. */
-  trustProxy: number;
+  /** Which proxies' X-Forwarded-For and X-Forwarded-Proto are believed (client-address.ts). */
+  trustProxy: TrustProxy;
   /** Server timeouts and caps, in milliseconds and bytes. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -78,16 +80,8 @@ function prefix(raw: string | undefined): string {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonly<Config> {
-  const trust = env.TRUST_PROXY;
-  let trustProxy = 0;
-  if (trust !== undefined && trust !== '') {
-    if (trust === 'false') trustProxy = 0;
-    else if (trust === 'true')
-      throw new ConfigError(
-        'TRUST_PROXY must be the number of proxies in front of the gateway (e.g. 1 for a CDN), not "true"',
-      );
-    else trustProxy = integer(env, 'TRUST_PROXY', 0, 0, 10);
-  }
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  if ('error' in trustProxy) throw new ConfigError(trustProxy.error);
   const host = env.HOST === undefined || env.HOST === '' ? undefined : env.HOST;
   if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host))
     throw new ConfigError(`HOST must be an address or host name, not "${host}"`);

@@ -5,7 +5,7 @@
 // The front door's form (issue 19) posts the same as application/x-www-form-urlencoded, under the
 // same rules, and is answered with a page: the key once, or the form again with the error.
 import { ORIGIN_PLACEHOLDER, PAGE_TEMPLATES } from '../build/site-format.ts';
-import { clientAddress } from './client-address.ts';
+import { clientAddress, fromTrustedProxy, type TrustProxy } from './client-address.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { fillPage, pageResponse } from './form-pages.ts';
 import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
@@ -74,15 +74,17 @@ function readBody(req: GatewayRequest): Promise<Buffer> {
 
 const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 /** The origin the page was asked from, for its example command (a placeholder if Host is odd). */
-function originOf(req: GatewayRequest, trustProxy: number): string {
+function originOf(req: GatewayRequest, trustProxy: TrustProxy): string {
   const host = req.headers.host;
   if (typeof host !== 'string' || !HOST.test(host)) return ORIGIN_PLACEHOLDER;
-  const proto = trustProxy > 0 && req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+  // X-Forwarded-Proto is believed from a trusted proxy only, as X-Forwarded-For is
+  const forwarded = fromTrustedProxy(req.remoteAddress, trustProxy) && req.headers['x-forwarded-proto'] === 'https';
+  const proto = forwarded ? 'https' : 'http';
   return `${proto}://${host}`;
 }
 
 /** The registration handler; expected failures are thrown as catalogue errors for the app to answer. */
-export function createRegistration(opts: { store: Store; trustProxy: number; site: SiteHolder }) {
+export function createRegistration(opts: { store: Store; trustProxy: TrustProxy; site: SiteHolder }) {
   const { store } = opts;
   /** Issues a key for the address `email` reads from the body, after the per-address limit. */
   async function issue(req: GatewayRequest, now: number, email: () => Promise<string>) {

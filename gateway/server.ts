@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 // every request (docs/performance.md: the measurements behind the code).
 import { performance } from 'node:perf_hooks';
 import { type App, createApp, type GatewayRequest, type GatewayResponse, INTERNAL_ERROR } from './app.ts';
+import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
 import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
@@ -245,6 +246,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     dataset_version: site.current.datasetVersion,
     store: store.kind,
   });
+  if (config.trustProxy.kind === 'hops') {
+    // A hop count believes X-Forwarded-For from whoever connects (docs/operations.md, "Behind a CDN")
+    log({ event: 'warning', message: TRUST_PROXY_HOPS_WARNING });
+  }
 
   let closed: Promise<void> | null = null;
   const close = () =>

@@ -11,7 +11,7 @@ import { buildSite } from '../build/build-site.ts';
 import { syncMirror } from '../build/client/sync.ts';
 import { publishSite } from '../build/publish.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
-import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { suite } from './helpers/suite.ts';
 import { startVarnish, type TestVarnish, varnishSkipReason } from './helpers/varnish.ts';
 
@@ -138,6 +138,35 @@ suite('behind Varnish, a new build', varnishSkipReason(), () => {
       }
       await new Promise((r) => setTimeout(r, 1_100)); // Varnish's own clock: its lifetime of 1 s runs out
       assert.match((await get(cdn.url, '/')).text(), /Test Wheat BBB/, 'the new build, at once after the lifetime');
+    } finally {
+      await cdn.close();
+      await t.close();
+    }
+  });
+});
+
+suite('behind Varnish, the client address', varnishSkipReason(), () => {
+  it('TRUST_PROXY names the proxy: a direct client cannot choose its address, one behind the cache is itself', async () => {
+    const t = await startTestGateway({ TRUST_PROXY: '127.0.0.1', REGISTER_LIMIT_PER_HOUR: '2' });
+    const cdn = await startVarnish(t.url);
+    const registerFrom = (base: string, localAddress: string, n: number) =>
+      request(base, '/api/register', {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${n}` },
+        body: JSON.stringify({ email: `addr-${localAddress}-${n}@example.com` }),
+      });
+    try {
+      // 127.0.0.2 reaches the gateway directly and writes another address each time: its own counts
+      const direct = [];
+      for (let n = 1; n <= 3; n++) direct.push((await registerFrom(t.url, '127.0.0.2', n)).status);
+      assert.deepEqual(direct, [201, 201, 429]);
+      // 127.0.0.3 comes through Varnish (127.0.0.1, trusted): its forged hop is not believed either
+      const viaCdn = [];
+      for (let n = 1; n <= 3; n++) viaCdn.push((await registerFrom(cdn.url, '127.0.0.3', n)).status);
+      assert.deepEqual(viaCdn, [201, 201, 429], 'limited as 127.0.0.3, apart from 127.0.0.2');
+      // and another client behind the same cache is counted as itself, not as the cache
+      assert.equal((await registerFrom(cdn.url, '127.0.0.4', 1)).status, 201);
     } finally {
       await cdn.close();
       await t.close();

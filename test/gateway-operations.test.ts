@@ -34,8 +34,10 @@ describe('configuration', () => {
     [{ RATE_LIMIT_PER_HOUR: '0' }, /^RATE_LIMIT_PER_HOUR must be a whole number from 1/],
     [{ RATE_LIMIT_PER_HOUR: '1.5' }, /^RATE_LIMIT_PER_HOUR/],
     [{ REGISTER_LIMIT_PER_HOUR: '-3' }, /^REGISTER_LIMIT_PER_HOUR/],
-    [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must be the number of proxies/],
-    [{ TRUST_PROXY: '99' }, /^TRUST_PROXY must be a whole number from 0 to 10/],
+    [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must list the proxies' addresses or CIDR ranges.*not "true"$/],
+    [{ TRUST_PROXY: '99' }, /^TRUST_PROXY as a hop count is at most 10, not 99$/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must list .* not "10\.0\.0\.0\/33"$/],
+    [{ TRUST_PROXY: '10.0.0.0/8,cdn.example.net' }, /^TRUST_PROXY must list .* not "cdn\.example\.net"$/],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
     [{ HOST: 'a b' }, /^HOST must be an address/],
@@ -55,7 +57,7 @@ describe('configuration', () => {
     assert.equal(c.stateDir, '/srv/app/var');
     assert.equal(c.rateLimitPerHour, 100);
     assert.equal(c.registerLimitPerHour, 10);
-    assert.equal(c.trustProxy, 0);
+    assert.deepEqual(c.trustProxy, { kind: 'none' });
     assert.equal(c.redisUrl, null);
     assert.ok(Object.isFrozen(c));
   });

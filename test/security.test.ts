@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { clientAddress } from '../gateway/client-address.ts';
+import { clientAddress, parseTrustProxy } from '../gateway/client-address.ts';
 import { MESSAGES } from '../gateway/errors.ts';
 import {
   bodyCrc32,
@@ -386,20 +386,36 @@ describe('security', () => {
   });
 
   describe('client addresses', () => {
-    const cases: [string | undefined, string | undefined, number, string][] = [
-      ['203.0.113.9', undefined, 0, '203.0.113.9'],
-      ['203.0.113.9', '198.51.100.1', 0, '203.0.113.9'], // no proxy trusted: the header is ignored
-      ['10.0.0.1', '198.51.100.1', 1, '198.51.100.1'],
-      ['10.0.0.1', '6.6.6.6, 198.51.100.1', 1, '198.51.100.1'], // a forged hop is not believed
-      ['10.0.0.2', '198.51.100.1, 10.0.0.1', 2, '198.51.100.1'],
-      ['10.0.0.1', '198.51.100.1', 3, '198.51.100.1'], // fewer hops than trusted: the first
-      ['::ffff:203.0.113.9', undefined, 0, '203.0.113.9'],
-      ['2001:db8:1:2:3:4:5:6', undefined, 0, '2001:db8:1:2::/64'],
-      ['2001:db8::1', undefined, 0, '2001:db8:0:0::/64'],
+    const trust = (text: string) => {
+      const t = parseTrustProxy(text);
+      assert.ok(!('error' in t), text);
+      return t;
+    };
+    const cdn = '10.0.0.0/8, 192.0.2.7';
+    const cases: [string | undefined, string | undefined, string, string][] = [
+      ['203.0.113.9', undefined, '0', '203.0.113.9'],
+      ['203.0.113.9', '198.51.100.1', '0', '203.0.113.9'], // no proxy trusted: the header is ignored
+      // the proxies named: X-Forwarded-For is read hop by hop while the writer is one of them
+      ['10.0.0.1', '198.51.100.1', cdn, '198.51.100.1'],
+      ['192.0.2.7', '198.51.100.1', cdn, '198.51.100.1'],
+      ['10.0.0.2', '198.51.100.1, 10.0.0.1', cdn, '198.51.100.1'],
+      ['10.0.0.1', '6.6.6.6, 198.51.100.1', cdn, '198.51.100.1'], // what the client wrote is not believed
+      ['203.0.113.9', '198.51.100.1', cdn, '203.0.113.9'], // a direct client cannot choose its address
+      ['::ffff:10.0.0.1', '198.51.100.1', cdn, '198.51.100.1'],
+      ['10.0.0.1', 'not-an-address', cdn, '10.0.0.1'],
+      ['2001:db8::5', '198.51.100.1', '2001:db8::/32', '198.51.100.1'],
+      // the older hop count, kept with a warning: it believes whoever connects
+      ['10.0.0.1', '198.51.100.1', '1', '198.51.100.1'],
+      ['10.0.0.1', '6.6.6.6, 198.51.100.1', '1', '198.51.100.1'],
+      ['10.0.0.2', '198.51.100.1, 10.0.0.1', '2', '198.51.100.1'],
+      ['10.0.0.1', '198.51.100.1', '3', '198.51.100.1'], // fewer hops than trusted: the first
+      ['::ffff:203.0.113.9', undefined, '0', '203.0.113.9'],
+      ['2001:db8:1:2:3:4:5:6', undefined, '0', '2001:db8:1:2::/64'],
+      ['2001:db8::1', undefined, '0', '2001:db8:0:0::/64'],
     ];
-    for (const [remote, xff, trust, expected] of cases) {
-      it(`${remote} via ${xff ?? 'nothing'} trusting ${trust} is ${expected}`, () =>
-        assert.equal(clientAddress(remote, xff, trust), expected));
+    for (const [remote, xff, text, expected] of cases) {
+      it(`${remote} via ${xff ?? 'nothing'} trusting ${text} is ${expected}`, () =>
+        assert.equal(clientAddress(remote, xff, trust(text)), expected));
     }
   });
 

@@ -121,6 +121,8 @@ export function request(
     headers?: Record<string, string | string[]>;
     body?: string | Buffer;
     agent?: Agent | false;
+    /** The client's own address (another loopback address plays another machine). */
+    localAddress?: string;
   } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
@@ -132,7 +134,8 @@ export function request(
         path,
         method: opts.method ?? 'GET',
         headers: opts.headers,
-        agent: opts.agent ?? agent,
+        agent: opts.localAddress ? false : (opts.agent ?? agent),
+        localAddress: opts.localAddress,
       },
       (res) => {
         const chunks: Buffer[] = [];
