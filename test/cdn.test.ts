@@ -146,7 +146,7 @@ suite('behind Varnish, a new build', varnishSkipReason(), () => {
 });
 
 suite('behind Varnish, the client address', varnishSkipReason(), () => {
-  it('TRUST_PROXY names the proxy: a direct client cannot choose its address; behind the cache, each is itself', async () => {
+  it('TRUST_PROXY names the proxy: no direct client chooses its address; behind it, each is itself', async () => {
     const t = await startTestGateway({ TRUST_PROXY: '127.0.0.1', REGISTER_LIMIT_PER_HOUR: '2' });
     const cdn = await startVarnish(t.url);
     const registerFrom = (base: string, localAddress: string, n: number) =>
