@@ -62,7 +62,12 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
   const builds = join(outDir, BUILDS_DIR);
   const final = join(builds, id);
   mkdirSync(builds, { recursive: true });
-  const reused = existsSync(join(final, MANIFEST_FILE));
+  // A folder of this id is reused only when whole: a damaged one (a file missing or cut short,
+  // which a gateway refuses) is written again (docs/operations.md, "When something goes wrong").
+  const reused = [...site.files].every(([rel, bytes]) => {
+    const path = join(final, rel);
+    return existsSync(path) && statSync(path).size === bytes.length;
+  });
   if (!reused) {
     const tmp = join(builds, `.tmp-${id}-${process.pid}-${Date.now()}`);
     for (const [rel, bytes] of site.files) {

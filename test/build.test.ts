@@ -275,6 +275,11 @@ describe('publish', () => {
     );
     const again = publishSite(out, other);
     assert.equal(again.reused, true);
+    // a damaged folder of the same id is written again, not reused
+    const file = [...other.files.keys()].find((f) => f.startsWith('bodies/'))!;
+    writeFileSync(join(out, 'builds', other.manifest.build_id, file), 'cut');
+    assert.equal(publishSite(out, other).reused, false);
+    assert.deepEqual(readFileSync(join(out, 'builds', other.manifest.build_id, file)), other.files.get(file));
   });
 
   it('rolls back to a kept build, and refuses a build it does not keep', () => {
