@@ -51,7 +51,7 @@ export const ERRORS = {
   notFound: new HttpError(404, 'Not found. The API is described at GET /api/openapi.json.'),
   badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
   repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
-  badQuery: new HttpError(400, 'The query string is not valid percent-encoding.'),
+  badQuery: new HttpError(400, 'The URL is not valid percent-encoding: a % must start a UTF-8 byte in two hex digits.'),
   preconditionFailed: new HttpError(
     412,
     'If-Match names no current representation of this resource: fetch it again for its current ETag.',

@@ -28,6 +28,16 @@ function decode(s: string): string | null {
   }
 }
 
+/** A path segment's percent-encoding (a + is itself in a path), or null when it is broken. */
+function decodePath(s: string): string | null {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
 function changelog(query: string, site: Site): Routed {
   let grainId: string | null = null;
   let limit = CHANGELOG_DEFAULT_LIMIT;
@@ -131,9 +141,12 @@ export function route(method: string, target: string, site: Site): Routed {
   else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
   else if (path === '/api/changelog') routed = changelog(query, site);
   else if (path.startsWith('/api/grains/')) {
-    const raw = path.slice('/api/grains/'.length);
-    const id = GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
-    routed = id ? { endpoint: 'data', key: `/api/grains/${id}` } : { endpoint: 'data', error: ERRORS.unknownGrain };
+    // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
+    const raw = decodePath(path.slice('/api/grains/'.length));
+    const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+    routed = id
+      ? { endpoint: 'data', key: `/api/grains/${id}` }
+      : { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
   } else return { endpoint: null, error: ERRORS.notFound };
   return get ? routed : { endpoint: null, error: ERRORS.notAllowedGet };
 }

@@ -147,7 +147,14 @@ describe('changelog', () => {
     ['/api/changelog?limit=5&limit=5', MESSAGES.repeatedParam],
     ['/api/changelog?grain_id=CWRS&grain_id=CWAD', MESSAGES.repeatedParam],
     ['/api/changelog?limit=%zz', MESSAGES.badQuery],
+    ['/api/grains/%E0%A4%A', MESSAGES.badQuery], // the same mistake in the path: the same answer
+    ['/api/grains/CW%Z2S', MESSAGES.badQuery],
   ];
+  it('reads percent-encoding in the grain path as in the query: /api/grains/CW%52S is CWRS', async () => {
+    const res = await get(t.url, '/api/grains/CW%52S', key);
+    assert.equal(res.status, 200);
+    assert.equal(res.json().grain_id, 'CWRS');
+  });
   for (const [path, message] of bad) {
     it(`400 for ${path}`, async () => {
       const res = await get(t.url, path, key);
