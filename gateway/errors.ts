@@ -62,7 +62,12 @@ export const ERRORS = {
   // Registration (decisions.md §2)
   registerLimited: new HttpError(
     429,
-    'Too many registrations from this address. Retry after the number of seconds in Retry-After.',
+    'Too many keys were issued to this address this hour. Retry after the number of seconds in Retry-After.',
+  ),
+  registerAttemptsLimited: new HttpError(
+    429,
+    'Too many registration attempts from this address this hour, most of them refused. Check the request, ' +
+      'then retry after the number of seconds in Retry-After.',
   ),
   tooManyKeys: new HttpError(
     409,

@@ -23,6 +23,12 @@ export interface Decision {
   resetAt: number;
 }
 
+/**
+ * Registration attempts from one address, refused ones included, are bounded too, but loosely:
+ * they write nothing, and a typo must not cost an hour (docs/contract.md, Keys and registration).
+ */
+export const ATTEMPTS_PER_REGISTRATION = 10;
+
 export interface Limiter {
   /** Counts one request when the limit allows it. */
   hit(subject: string, now: number): Decision | Promise<Decision>;

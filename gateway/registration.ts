@@ -9,7 +9,7 @@ import { clientAddress, fromTrustedProxy, type TrustProxy } from './client-addre
 import { ERRORS, HttpError } from './errors.ts';
 import { fillPage, pageResponse } from './form-pages.ts';
 import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
-import { retryAfterSeconds } from './rate-limit.ts';
+import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 import { type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
@@ -89,12 +89,17 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
   /** Issues a key for the address `email` reads from the body, after the per-address limit. */
   async function issue(req: GatewayRequest, now: number, email: () => Promise<string>) {
     const address = clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.trustProxy);
-    const d = await store.registrations.hit(address, now);
-    if (!d.allowed)
-      throw new HttpError(429, ERRORS.registerLimited.message, { 'Retry-After': String(retryAfterSeconds(d, now)) });
+    // Issued keys count against REGISTER_LIMIT_PER_HOUR; every attempt against a looser bound
+    // (rate-limit.ts), so a mistyped address or body costs nothing but an attempt.
+    const limited = (d: Decision, error: HttpError) => {
+      if (!d.allowed) throw new HttpError(429, error.message, { 'Retry-After': String(retryAfterSeconds(d, now)) });
+    };
+    limited(await store.registrationAttempts.hit(address, now), ERRORS.registerAttemptsLimited);
+    limited(await store.registrations.peek(address, now), ERRORS.registerLimited);
     const length = req.headers['content-length'];
     if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
     const address_ = await email();
+    limited(await store.registrations.hit(address, now), ERRORS.registerLimited);
     // A live key of the same account sent with the registration is replaced by the new one (a
     // rotation); any other key sent is ignored: registering revokes nothing else.
     const presented = req.headers['x-api-key'];

@@ -132,6 +132,15 @@ const CASES: Case[] = [
     body: '{}',
   },
   {
+    error: 'registerAttemptsLimited',
+    gw: 'tight',
+    op: REGISTER,
+    method: 'POST',
+    path: '/api/register',
+    headers: { ...json, 'x-forwarded-for': '10.9.9.10' },
+    body: '{}',
+  },
+  {
     error: 'storeUnavailable',
     gw: 'redisDown',
     op: REGISTER,
@@ -272,6 +281,12 @@ describe('error catalogue against the OpenAPI document', () => {
     }, async () => {
       if (c.error === 'registerLimited')
         await register(gws.tight.url, 'first@example.com', { 'x-forwarded-for': '10.9.9.9' });
+      if (c.error === 'registerAttemptsLimited') {
+        for (let i = 0; i < 10; i++) {
+          const headers = { ...json, 'x-forwarded-for': '10.9.9.10' };
+          await request(gws.tight.url, '/api/register', { method: 'POST', headers, body: '{}' });
+        }
+      }
       if (c.error === 'tooManyKeys') for (let i = 0; i < 5; i++) await register(gws.main.url, 'five-keys@example.com');
       const key = await keyFor(c.gw, c.key);
       const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };

@@ -218,4 +218,29 @@ describe('the hourly limit over HTTP', () => {
       await g.close();
     }
   });
+
+  it('counts issued keys: nine refused attempts and one key leave the default limit room', async () => {
+    const g = await startTestGateway({ TRUST_PROXY: '1' });
+    const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
+    const attempt = (n: number, body: string, type = 'application/json') =>
+      request(g.url, '/api/register', { method: 'POST', headers: { 'content-type': type, ...from(n) }, body });
+    try {
+      await register(g.url, 'typo-1@example.com', from(20));
+      const refused = [];
+      for (const body of ['{"email":"no-at-sign"}', '{}', 'not json', '{"email":"a@b"}', '{"mail":"x@example.com"}']) {
+        refused.push((await attempt(20, body)).status);
+      }
+      for (let i = 0; i < 4; i++) refused.push((await attempt(20, 'email=x@example.com', 'text/plain')).status);
+      assert.deepEqual(refused, [400, 400, 400, 400, 400, 415, 415, 415, 415]);
+      await register(g.url, 'typo-2@example.com', from(20)); // a 201, not a 429
+      // refused attempts have a bound of their own, ten times the keys'
+      for (let i = 0; i < 100; i++) await attempt(21, '{}');
+      const flood = await attempt(21, '{"email":"real@example.com"}');
+      assert.equal(flood.status, 429);
+      assert.deepEqual(flood.json(), { error: MESSAGES.registerAttemptsLimited, status: 429, schema_version: '1.0' });
+      assert.ok(Number(flood.headers['retry-after']) > 0);
+    } finally {
+      await g.close();
+    }
+  });
 });

@@ -195,6 +195,7 @@ describe('saving the hourly windows while serving', () => {
       await second.close();
     }
     assert.deepEqual(saved(), [
+      ['registration_attempts', []],
       ['registrations', []],
       ['requests', []],
     ]);

@@ -7,7 +7,13 @@
 // OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
 import { LRUCache } from 'lru-cache';
 import { digestHex, hashKey } from '../keys.ts';
-import { createMemoryLimiter, type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
+import {
+  ATTEMPTS_PER_REGISTRATION,
+  createMemoryLimiter,
+  type Decision,
+  type Limiter,
+  WINDOW_MS,
+} from '../rate-limit.ts';
 import { connect, type Scripted } from './redis-client.ts';
 import { redisUnreachable, StoreStatus } from './store-status.ts';
 import {
@@ -178,7 +184,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     return l;
   };
 
-  const limiter = (kind: 'req' | 'reg', limit: number, localFallback: boolean): Limiter => {
+  const limiter = (kind: 'req' | 'reg' | 'att', limit: number, localFallback: boolean): Limiter => {
     const run = async (subject: string, now: number, count: boolean): Promise<Decision> => {
       const key = `${prefix}window:${kind}:${subject}`;
       if (up) {
@@ -286,6 +292,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     ),
     requests: limiter('req', opts.rateLimitPerHour, true),
     registrations: limiter('reg', opts.registerLimitPerHour, false),
+    registrationAttempts: limiter('att', opts.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION, false),
     list: guarded(queries.list),
     show: guarded(queries.show),
     revoke: guarded(queries.revoke),

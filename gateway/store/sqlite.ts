@@ -4,7 +4,7 @@
 
 import { statfsSync } from 'node:fs';
 import { digestBytes, hashKey } from '../keys.ts';
-import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
+import { ATTEMPTS_PER_REGISTRATION, createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
@@ -88,9 +88,14 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     limit: opts.registerLimitPerHour,
     maxSubjects: opts.maxAddresses ?? 100_000,
   });
+  const registrationAttempts = createMemoryLimiter({
+    limit: opts.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION,
+    maxSubjects: opts.maxAddresses ?? 100_000,
+  });
   const limiters: [string, MemoryLimiter][] = [
     ['requests', requests],
     ['registrations', registrations],
+    ['registration_attempts', registrationAttempts],
   ];
   for (const [kind, limiter] of limiters) {
     const data = readSnapshot.get(kind);
@@ -225,6 +230,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     },
     requests,
     registrations,
+    registrationAttempts,
     ...queries,
     liveKeys: () => read(() => timed(opts.observe, 'live_keys', () => countLive.get()!)),
     status,

@@ -69,8 +69,10 @@ export interface Store extends AccountQueries {
   revokeKey(digest: string, now: number): boolean | Promise<boolean>;
   /** Per-key hourly request windows (decisions.md §3: a key's quota is its own). */
   readonly requests: Limiter;
-  /** Per-client-address hourly registration windows. */
+  /** Per-client-address hourly windows of issued keys (REGISTER_LIMIT_PER_HOUR). */
   readonly registrations: Limiter;
+  /** Per-client-address hourly windows of every registration attempt, refused ones included. */
+  readonly registrationAttempts: Limiter;
   /** How many keys are live (GET /metrics). */
   liveKeys(): number | Promise<number>;
   /** Whether the store can be used right now, and why not (/health, GET /metrics). */
