@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document of the whole API, generated from the same schemas the tests validate
-// bodies against. Statuses and headers follow decisions.md §2–§4.
+// bodies against. Statuses and headers follow docs/contract.md.
 import { componentsOf, responseSchemas } from './schema/responses.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
@@ -10,7 +10,7 @@ const jsonBody = (schema: string, description: string) => ({
   content: { 'application/json': { schema: ref(schema) } },
 });
 const header = (description: string, type = 'integer') => ({ description, schema: { type } });
-/** A form post's answer: the page showing the key, or the form again with the error (issue 19). */
+/** A form post's answer: the page showing the key, or the form again with the error. */
 const PAGE = { schema: { type: 'string', description: 'an HTML page' } };
 const withPage = <T extends { content: Record<string, unknown> }>(r: T) => ({
   ...r,
@@ -78,13 +78,13 @@ function dataOperation(summary: string, schema: string, extra: Record<string, un
   };
 }
 
-/** Issue 18 §4: whose the tables are, and what this project does not claim about their reuse. */
+/** Whose the tables are, and what this project does not claim about their reuse. */
 export const DATA_TERMS =
   "The tables are the Canadian Grain Commission's (Official Grain Grading Guide, primary grade determination " +
   "tables), reproduced with attribution; each record's source_url links its page. Their reuse terms are the " +
   "Commission's, as its own site states them: this service names no licence for them.";
 
-/** What every operation says of itself, for generated clients and readers (issue 18 §2). */
+/** What every operation says of itself, for generated clients and readers. */
 const OPERATIONS: Record<string, { operationId: string; tag: string; description: string; open?: true }> = {
   'POST /api/register': {
     operationId: 'register',
@@ -173,7 +173,7 @@ export function buildOpenApi(ds: Dataset) {
             required: true,
             content: {
               'application/json': { schema: ref('RegistrationRequest') },
-              // the front door's form (issue 19): answered with a page, in text/html
+              // the front door's form: answered with a page, in text/html
               'application/x-www-form-urlencoded': { schema: ref('RegistrationRequest') },
             },
           },

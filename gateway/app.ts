@@ -1,6 +1,6 @@
 // The gateway's core, callable without a socket: a request → an answer from the precomputed
-// table, after the key and the hourly limit are checked (decisions.md §3). server.ts wires it to
-// node:http. Read top-down: handle → authorised → counted or revalidated → serve.
+// table, after the key and the hourly limit are checked (docs/contract.md, Authentication and
+// limits). server.ts wires it to node:http. Read top-down: handle → authorised → counted or revalidated → serve.
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { createHealth } from './health.ts';
@@ -85,7 +85,7 @@ function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse
   return response(err.status, headers, x.head ? null : p.body, x.account);
 }
 
-/** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it (issue 18). */
+/** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it. */
 function revalidated(x: Exchange, d: Decision): GatewayResponse {
   return notModified(x, x.resource!, d);
 }
@@ -118,8 +118,8 @@ export function createApp(opts: AppOptions) {
   }
 
   /**
-   * GET /metrics: without METRICS_TOKEN configured and sent as a bearer token, an unknown path
-   * (issue 20); never counted against a key.
+   * GET /metrics: without METRICS_TOKEN configured and sent as a bearer token, an unknown path;
+   * never counted against a key.
    */
   function metricsPage(req: GatewayRequest, head: boolean): Answer {
     const { metrics } = opts;
@@ -179,7 +179,7 @@ export function createApp(opts: AppOptions) {
         case 'revoke':
           return revoke(req, now);
       }
-      // A data endpoint: the key, then the limit (decisions.md §3).
+      // A data endpoint: the key, then the limit (docs/contract.md, Authentication and limits).
       const raw = req.headers['x-api-key'];
       if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey, head);
       if (typeof raw !== 'string') return errorResponse(ERRORS.invalidKey, head);

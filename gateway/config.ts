@@ -1,5 +1,5 @@
 // Configuration enters once: loadConfig(env) validates every variable, names the one that is wrong,
-// and returns a frozen object. Nothing else reads process.env (decisions.md §6).
+// and returns a frozen object. Nothing else reads process.env (docs/contract.md, Configuration).
 import { resolve } from 'node:path';
 import { parseTrustProxy, type TrustProxy } from './client-address.ts';
 
@@ -27,7 +27,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long a cache may keep a page, the OpenAPI document or a plain-named file (docs/operations.md). */
   publicCacheSeconds: number;
-  /** Which requests get an access log line: all, errors (status 400 and above) or off (issue 20). */
+  /** Which requests get an access log line: all, errors (status 400 and above) or off. */
   accessLog: 'all' | 'errors' | 'off';
   /** The bearer token GET /metrics requires; null: no metrics are kept and the path is unknown. */
   metricsToken: string | null;

@@ -1,5 +1,5 @@
 // One error type and the catalogue of every error the gateway answers: each status and sentence is
-// written here once (decisions.md §4: `{error, status, schema_version}`, a sentence a person can
+// written here once (docs/contract.md, Errors and HTTP: `{error, status, schema_version}`, a sentence a person can
 // act on). Expected errors become these responses; anything else is logged and answered with the
 // plain 500 below, with nothing inside. test/error-catalogue.test.ts holds the catalogue against
 // the OpenAPI document.
@@ -14,7 +14,7 @@ export class HttpError extends Error {
   }
 }
 
-/** decisions.md §4: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
+/** docs/contract.md, Errors and HTTP: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
 const CHALLENGE = { 'WWW-Authenticate': 'ApiKey realm="grain-grading-tables", header="X-API-Key"' };
 
 /**
@@ -26,7 +26,7 @@ const WRITE_RETRY_SECONDS = 10;
 const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
 
 export const ERRORS = {
-  // Keys and limits (decisions.md §3)
+  // Keys and limits (docs/contract.md, Authentication and limits)
   missingKey: new HttpError(
     401,
     'An API key is required: send it in the X-API-Key header. Get a free key with POST /api/register.',
@@ -46,7 +46,7 @@ export const ERRORS = {
     429,
     'Hourly request limit reached for this key. Retry after the number of seconds in Retry-After.',
   ),
-  // Paths and queries (decisions.md §4)
+  // Paths and queries (docs/contract.md, Errors and HTTP)
   unknownGrain: new HttpError(404, 'Grain id not found. GET /api/grains lists the available grain ids.'),
   notFound: new HttpError(404, 'Not found. The API is described at GET /api/openapi.json.'),
   badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
@@ -59,7 +59,7 @@ export const ERRORS = {
   notAllowedGet: methodNotAllowed('GET, HEAD'),
   notAllowedPost: methodNotAllowed('POST'),
   notAllowedDelete: methodNotAllowed('DELETE'),
-  // Registration (decisions.md §2)
+  // Registration (docs/contract.md, Keys and registration)
   registerLimited: new HttpError(
     429,
     'Too many keys were issued to this address this hour. Retry after the number of seconds in Retry-After.',
@@ -79,7 +79,7 @@ export const ERRORS = {
     415,
     'Send the registration as JSON (Content-Type: application/json) or as a form (application/x-www-form-urlencoded).',
   ),
-  // The front door's form post (issue 19)
+  // The front door's form post
   badForm: new HttpError(400, 'The form must send one e-mail address, in its field "email".'),
   crossSiteForm: new HttpError(403, "Keys are issued to forms on this service's own pages only."),
   tooLarge: new HttpError(413, 'The request body is larger than 1 KiB.'),
@@ -91,7 +91,7 @@ export const ERRORS = {
     400,
     'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
   ),
-  // The gateway's own dependencies (decisions.md §5, UPSTREAM_URL)
+  // The gateway's own dependencies (docs/contract.md, Storage and scale; UPSTREAM_URL)
   cannotSaveKeys: new HttpError(
     503,
     `The service cannot save new keys right now; try again in ${WRITE_RETRY_SECONDS} seconds.`,

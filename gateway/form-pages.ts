@@ -1,4 +1,4 @@
-// The pages answering the front door's form post (issue 19): the build's templates
+// The pages answering the front door's form post: the build's templates
 // (site-format.ts PAGE_TEMPLATES) with their slots filled, HTML-escaped. A template is split at its
 // slots when its build is loaded (site.ts); a request joins the parts. Never cached, never
 // stored: a page may show a key.

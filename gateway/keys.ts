@@ -1,4 +1,4 @@
-// API keys (decisions.md §2): a greppable prefix, 192 bits from the CSPRNG in base64url, and a
+// API keys (docs/contract.md, Keys and registration): a greppable prefix, 192 bits from the CSPRNG in base64url, and a
 // CRC-32 checksum, so a mistyped or made-up key is refused without touching the store. Only the
 // SHA-256 of a key is ever stored.
 //

@@ -1,4 +1,4 @@
-// GET /metrics (issue 20): the Prometheus text format through prom-client, for the operator's
+// GET /metrics: the Prometheus text format through prom-client, for the operator's
 // dashboards. Only when METRICS_TOKEN is set; otherwise nothing is collected and the path is
 // unknown. A request costs a few array increments here; prom-client reads the arrays at scrape
 // time (its own per-request calls cost several times the 3% the issue allows: docs/performance.md,

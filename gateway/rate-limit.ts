@@ -1,4 +1,5 @@
-// Fixed one-hour windows that start with an account's first counted request (decisions.md §3).
+// Fixed one-hour windows that start with an account's first counted request (docs/contract.md,
+// Authentication and limits).
 // Pure arithmetic with an injected time; the stores keep the state (memory here, Redis in redis.ts).
 
 export const WINDOW_MS = 3_600_000;
@@ -125,7 +126,7 @@ function fill(d: Decision, now: number, template: Template): string[] {
   return h;
 }
 
-/** `base`, then X-RateLimit-* and the IETF draft pair (decisions.md §3). */
+/** `base`, then X-RateLimit-* and the IETF draft pair (docs/contract.md, Authentication and limits). */
 export const rateLimitHeaders = (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
   fill(d, now, templateFor(base, d.limit, false));
 

@@ -1,8 +1,9 @@
-// POST /api/register (decisions.md §2): per-address limit, then a JSON body of at most 1 KiB, an
+// POST /api/register (docs/contract.md, Keys and registration): per-address limit, then a JSON
+// body of at most 1 KiB, an
 // object with a string `email`, trimmed and lower-cased, at most 254 characters, a pragmatic
 // local@domain.tld; the key is answered only once the store holds its hash durably. An account
 // holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
-// The front door's form (issue 19) posts the same as application/x-www-form-urlencoded, under the
+// The front door's form posts the same as application/x-www-form-urlencoded, under the
 // same rules, and is answered with a page: the key once, or the form again with the error.
 import { ORIGIN_PLACEHOLDER, PAGE_TEMPLATES } from '../build/site-format.ts';
 import { clientAddress, fromTrustedProxy, type TrustProxy } from './client-address.ts';

@@ -120,7 +120,7 @@ export function route(method: string, target: string, site: Site): Routed {
   if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
   if (path === '/api/register')
     return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: ERRORS.notAllowedPost };
-  // decisions.md §2: a key revokes itself
+  // docs/contract.md, Keys and registration: a key revokes itself
   if (path === '/api/keys/current')
     return method === 'DELETE' ? { endpoint: 'revoke' } : { endpoint: null, error: ERRORS.notAllowedDelete };
 

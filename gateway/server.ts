@@ -112,7 +112,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
   );
   const log = logger.log;
-  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path (issue 20)
+  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
   const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
   const upstream = config.upstreamUrl;

@@ -147,6 +147,7 @@ describe('saving the hourly windows while serving', () => {
       stateDir,
       rateLimitPerHour: 100,
       registerLimitPerHour: 10,
+      registerAttemptsPerHour: 100,
       clock,
       checkpointMs: 20,
     });
@@ -181,6 +182,7 @@ describe('saving the hourly windows while serving', () => {
       stateDir,
       rateLimitPerHour: 100,
       registerLimitPerHour: 10,
+      registerAttemptsPerHour: 100,
       clock,
       checkpointMs: 60_000,
     });

@@ -1,4 +1,4 @@
-// Reliability (issue 5): slow clients are cut by the server's timeouts while others are served;
+// Reliability: slow clients are cut by the server's timeouts while others are served;
 // a flood of unknown keys and of registrations from many addresses leaves memory bounded.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

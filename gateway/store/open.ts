@@ -1,6 +1,7 @@
 // The store the configuration names: REDIS_URL's Redis (loaded only in that mode), else the
 // embedded SQLite file under STATE_DIR, held by this process alone (state-lock.ts).
 import type { Config } from '../config.ts';
+import { ATTEMPTS_PER_REGISTRATION } from '../rate-limit.ts';
 import { openSqliteStore } from './sqlite.ts';
 import { lockStateDir, StateDirError } from './state-lock.ts';
 import type { Store, StoreObserver } from './types.ts';
@@ -16,6 +17,7 @@ export async function openStore(config: Readonly<Config>, opts: OpenStoreOptions
   const common = {
     rateLimitPerHour: config.rateLimitPerHour,
     registerLimitPerHour: config.registerLimitPerHour,
+    registerAttemptsPerHour: config.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION,
     ...opts,
   };
   if (config.redisUrl) {

@@ -1,5 +1,5 @@
 // The Redis store's server-side scripts: each is one atomic step, so instances never race
-// (decisions.md §5). Keys, under the prefix p:
+// (docs/contract.md, Storage and scale). Keys, under the prefix p:
 //   p email:<email> → account id        p account:<id> → {email, created_at}    p accounts (zset)
 //   p key:<sha256 hex> → "<account id>\t<key id>\t<email>" (live keys only)
 //   p keys:<account id> → {key id: sha256 hex} (its live keys); p account-keys:<id>: every key id

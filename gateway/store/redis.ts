@@ -1,5 +1,5 @@
 // REDIS_URL set: accounts, key hashes and hourly windows live in one Redis server, shared by every
-// gateway instance (decisions.md §5). Counting and registration are single server-side scripts,
+// gateway instance (docs/contract.md, Storage and scale). Counting and registration are single server-side scripts,
 // so instances never race (no read-then-write). A small LRU of verified keys keeps the hot path off
 // the network; it lives 1 s, and replacements are also announced over pub/sub.
 //
@@ -7,13 +7,7 @@
 // OUTAGE_GRACE_MS keeps working and is counted in this instance's memory, anything else gets 503.
 import { LRUCache } from 'lru-cache';
 import { digestHex, hashKey } from '../keys.ts';
-import {
-  ATTEMPTS_PER_REGISTRATION,
-  createMemoryLimiter,
-  type Decision,
-  type Limiter,
-  WINDOW_MS,
-} from '../rate-limit.ts';
+import { createMemoryLimiter, type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
 import { connect, type Scripted } from './redis-client.ts';
 import { redisUnreachable, StoreStatus } from './store-status.ts';
 import {
@@ -33,6 +27,7 @@ export interface RedisStoreOptions {
   prefix: string;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
+  registerAttemptsPerHour: number;
   clock: () => number;
   log: (fields: Record<string, unknown>) => void;
   /** How long a verified key is trusted without asking Redis again. */
@@ -121,7 +116,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
     if (!next) return;
     // the outage's windows go (the next outage starts from what Redis says), and the requests
-    // they counted join the keys' totals (issue 20: usage exact, also across an outage)
+    // they counted join the keys' totals (usage exact, also across an outage)
     const usage = outage.get('req')?.unsaved().rows ?? [];
     outage.clear();
     if (usage.length > 0) void addOutageUsage(usage);
@@ -292,7 +287,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     ),
     requests: limiter('req', opts.rateLimitPerHour, true),
     registrations: limiter('reg', opts.registerLimitPerHour, false),
-    registrationAttempts: limiter('att', opts.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION, false),
+    registrationAttempts: limiter('att', opts.registerAttemptsPerHour, false),
     list: guarded(queries.list),
     show: guarded(queries.show),
     revoke: guarded(queries.revoke),

@@ -1,5 +1,5 @@
 // The embedded store's file: its tables, the migration from one key per account to keys of their
-// own (issue 18), and the operators' queries (scripts/accounts.ts).
+// own, and the operators' queries (scripts/accounts.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -40,7 +40,7 @@ export function openDatabase(stateDir: string): Database.Database {
   return db;
 }
 
-/** A file from before keys' usage was kept (issue 20) gains the column; its keys start at 0. */
+/** A file from before keys' usage was kept gains the column; its keys start at 0. */
 function addRequestCount(db: Database.Database) {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(api_keys)').all();
   if (!columns.some((c) => c.name === 'request_count'))

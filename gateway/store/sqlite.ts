@@ -4,7 +4,7 @@
 
 import { statfsSync } from 'node:fs';
 import { digestBytes, hashKey } from '../keys.ts';
-import { ATTEMPTS_PER_REGISTRATION, createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
+import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
@@ -16,6 +16,8 @@ export interface SqliteStoreOptions {
   stateDir: string;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
+  /** Registration attempts per address per hour, refused ones included (rate-limit.ts). */
+  registerAttemptsPerHour: number;
   clock: () => number;
   /** How often the windows are saved; a kill -9 loses at most this much counting. */
   checkpointMs?: number;
@@ -68,7 +70,10 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   // revocation never saved. The transaction's COMMIT reports it.
   const revoke = db.transaction((now: number, digest: Buffer) => revokeByHash.get(now, digest));
   const countLive = db.prepare<[], number>('SELECT COUNT(*) FROM api_keys WHERE revoked_at IS NULL').pluck();
-  /** decisions.md §2: new key, rotation, and the bound, in one transaction (a 201 is durable). */
+  /**
+   * docs/contract.md, Keys and registration: new key, rotation, and the bound, in one transaction
+   * (a 201 is durable).
+   */
   const issue = db.transaction((email: string, digest: Buffer, now: number, rotate: Buffer | null) => {
     const id = accountOf.get(email) ?? createAccount.get(email, now)!;
     const rotated = rotate ? liveKeyOf.get(rotate, id) : undefined;
@@ -89,7 +94,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     maxSubjects: opts.maxAddresses ?? 100_000,
   });
   const registrationAttempts = createMemoryLimiter({
-    limit: opts.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION,
+    limit: opts.registerAttemptsPerHour,
     maxSubjects: opts.maxAddresses ?? 100_000,
   });
   const limiters: [string, MemoryLimiter][] = [
@@ -109,7 +114,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   }
 
   // Each kind's windows are saved as one snapshot when something was counted, every few seconds
-  // and at shutdown. A key's usage (its request total and last use, issue 20) is written in the
+  // and at shutdown. A key's usage (its request total and last use) is written in the
   // same transaction, not per request: the windows count it, and it is marked saved once committed.
   const saveAll = db.transaction((force: boolean) => {
     const now = opts.clock();

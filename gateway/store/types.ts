@@ -6,7 +6,7 @@ import type { StoreStatus } from './store-status.ts';
 
 export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
 
-/** decisions.md §2: an account holds at most this many live keys (README, docs/api.md). */
+/** docs/contract.md, Keys and registration: an account holds at most this many live keys (README, docs/contract.md). */
 export const MAX_LIVE_KEYS = 5;
 
 /** A live key's account: the account it belongs to and the key's own id (its quota's subject). */
@@ -21,7 +21,7 @@ export interface KeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
-  /** Requests counted against the key since it was issued (saved with the windows, issue 20). */
+  /** Requests counted against the key since it was issued (saved with the windows). */
   requests: number;
 }
 
@@ -59,15 +59,15 @@ export interface Store extends AccountQueries {
   cachedAccount(key: string): Account | undefined;
   /**
    * Issues a key (`digest` is hashKey(key)) to the e-mail's account, creating the account on first
-   * use. Revokes nothing (decisions.md §2), except `rotate`: the digest of a key the request
+   * use. Revokes nothing (docs/contract.md, Keys and registration), except `rotate`: the digest of a key the request
    * presented; when it is a live key of this same account it is revoked in the same atomic step.
    * Past MAX_LIVE_KEYS live keys, and not a rotation: 'too_many_keys'. Resolves only once the new
-   * key is durable (decisions.md §5).
+   * key is durable (docs/contract.md, Storage and scale).
    */
   register(email: string, digest: string, now: number, rotate: string | null): Registered | Promise<Registered>;
   /** Revokes a live key by its digest (DELETE /api/keys/current); false when it was not live. */
   revokeKey(digest: string, now: number): boolean | Promise<boolean>;
-  /** Per-key hourly request windows (decisions.md §3: a key's quota is its own). */
+  /** Per-key hourly request windows (docs/contract.md, Authentication and limits: a key's quota is its own). */
   readonly requests: Limiter;
   /** Per-client-address hourly windows of issued keys (REGISTER_LIMIT_PER_HOUR). */
   readonly registrations: Limiter;
