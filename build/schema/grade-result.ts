@@ -1,7 +1,7 @@
 // The reference grader's answer, as one JSON Schema (2020-12): published beside the module as
 // /client/grade-result.schema.json, the type GradeResult derived from it (json-schema-to-ts), and
 // the tests validate every answer against it. docs/grading.md "The result" says what each field means.
-import { exact, nullableStr, str } from './parts.ts';
+import { exact, nullableStr, outcomeKindEnum, str } from './parts.ts';
 
 const gradeName = { type: 'string', minLength: 1, pattern: '^(?!Not stated)' } as const;
 
@@ -14,18 +14,7 @@ export const GradeLimiting = exact({
 
 export const GradeOutcome = exact({
   factor_id: str,
-  kind: {
-    enum: [
-      'sample',
-      'rejected',
-      'salvage',
-      'mixed_grain',
-      'colour_change',
-      'other_commodity',
-      'cross_reference',
-      'not_stated',
-    ],
-  },
+  kind: outcomeKindEnum,
   grade: { type: ['string', 'null'], pattern: '^(?!Not stated)', description: 'null where the page states none' },
   reason: { ...nullableStr, description: 'why grade is null' },
   note: { ...nullableStr, description: "a footnote's instruction that goes with the grade" },

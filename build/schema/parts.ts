@@ -21,3 +21,16 @@ export const footnoteEffectEnum = {
   enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'],
 } as const;
 export const PARTS_STATED = ['all', 'not_stated'] as const;
+/** What a fall-through outcome is: a grade's Sample, Rejected or Salvage, another commodity, … */
+export const outcomeKindEnum = {
+  enum: [
+    'sample',
+    'rejected',
+    'salvage',
+    'mixed_grain',
+    'colour_change',
+    'other_commodity',
+    'cross_reference',
+    'not_stated',
+  ],
+} as const;

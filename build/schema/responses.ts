@@ -11,6 +11,7 @@ import {
   footnoteEffectEnum,
   kindEnum,
   nullableStr,
+  outcomeKindEnum,
   PARTS_STATED,
   regionEnum,
   schemaVersion,
@@ -51,18 +52,7 @@ const FallthroughOutcome = {
       description: 'e.g. "<= 2.5%": the outcome applies when the measured value meets it; null: whatever the value',
     },
     region: { ...regionEnum, description: 'null: in either region' },
-    kind: {
-      enum: [
-        'sample',
-        'rejected',
-        'salvage',
-        'mixed_grain',
-        'colour_change',
-        'other_commodity',
-        'cross_reference',
-        'not_stated',
-      ],
-    },
+    kind: outcomeKindEnum,
     text: { type: ['string', 'null'], description: 'the outcome as printed; null when not stated' },
     template: {
       type: ['string', 'null'],
