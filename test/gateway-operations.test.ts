@@ -374,8 +374,13 @@ describe('a new build while serving', () => {
         }
       });
       for (let i = 0; i < 6; i++) {
-        publishSite(siteDir, (i % 2 ? real : other).site);
-        await new Promise((r) => setTimeout(r, 60));
+        const next = (i % 2 ? real : other).site;
+        publishSite(siteDir, next);
+        // each build is served before the next is published, however loaded the machine is
+        for (let w = 0; w < 500 && (await get(t.url, '/health')).json().build_id !== next.manifest.build_id; w++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await new Promise((r) => setTimeout(r, 30));
       }
       stop = true;
       await Promise.all(load);
