@@ -5,12 +5,20 @@
 // the OpenAPI document.
 
 export class HttpError extends Error {
+  /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
+  code = 'internal_error';
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
+  }
+  /** The same error with headers made for this answer (a Retry-After counted from now). */
+  withHeaders(headers: Readonly<Record<string, string>>): HttpError {
+    const e = new HttpError(this.status, this.message, headers);
+    e.code = this.code;
+    return e;
   }
 }
 
@@ -119,17 +127,25 @@ export const ERRORS = {
 
 export type ErrorName = keyof typeof ERRORS;
 
+/** Each entry's code is its name in lower snake case: missingKey → missing_key. Never renamed. */
+export const CODES = Object.fromEntries(
+  Object.entries(ERRORS).map(([name, e]) => {
+    e.code = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return [name, e.code];
+  }),
+) as { readonly [K in ErrorName]: string };
+
 /** The sentences by name (tests and docs quote them). */
 export const MESSAGES = Object.fromEntries(Object.entries(ERRORS).map(([name, e]) => [name, e.message])) as {
   readonly [K in ErrorName]: string;
 };
 
-export const errorBody = (status: number, message: string) =>
-  Buffer.from(JSON.stringify({ error: message, status, schema_version: '1.0' }));
+export const errorBody = (err: HttpError) =>
+  Buffer.from(JSON.stringify({ error: err.message, status: err.status, code: err.code, schema_version: '1.0' }));
 
 /** An error answer written straight to a socket, for what never becomes a request (bad HTTP, CONNECT). */
 export function rawErrorResponse(err: HttpError, statusText: string): string {
-  const body = errorBody(err.status, err.message);
+  const body = errorBody(err);
   return (
     `HTTP/1.1 ${err.status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`

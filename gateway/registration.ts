@@ -93,7 +93,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     // Issued keys count against REGISTER_LIMIT_PER_HOUR; every attempt against a looser bound
     // (rate-limit.ts), so a mistyped address or body costs nothing but an attempt.
     const limited = (d: Decision, error: HttpError) => {
-      if (!d.allowed) throw new HttpError(429, error.message, { 'Retry-After': String(retryAfterSeconds(d, now)) });
+      if (!d.allowed) throw error.withHeaders({ 'Retry-After': String(retryAfterSeconds(d, now)) });
     };
     limited(await store.registrationAttempts.hit(address, now), ERRORS.registerAttemptsLimited);
     limited(await store.registrations.peek(address, now), ERRORS.registerLimited);

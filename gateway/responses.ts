@@ -54,7 +54,7 @@ const prepared = new WeakMap<HttpError, PreparedError>();
 export function preparedError(err: HttpError): PreparedError {
   let p = prepared.get(err);
   if (!p) {
-    const body = errorBody(err.status, err.message);
+    const body = errorBody(err);
     const { headers } = jsonResponse(err.status, body);
     for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
     p = { body, headers, plain: response(err.status, headers, body), head: response(err.status, headers, null) };

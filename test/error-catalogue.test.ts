@@ -4,13 +4,14 @@
 // is produced on that operation. What is not an operation (a wrong method, an unknown path, what
 // never becomes a request) is checked against the document too: 405 names the methods it lists.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { escapeHtml } from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
-import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { get, realSiteDir, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { mountSmallDisk } from './helpers/small-disk.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
@@ -274,6 +275,16 @@ describe('error catalogue against the OpenAPI document', () => {
     return key;
   }
 
+  it('every code is lower snake case, used once, and listed with its status in docs/contract.md', () => {
+    const contract = readFileSync(join(root, 'docs/contract.md'), 'utf8');
+    const codes = Object.values(ERRORS).map((e) => e.code);
+    assert.equal(new Set(codes).size, codes.length);
+    for (const e of Object.values(ERRORS)) {
+      assert.match(e.code, /^[a-z][a-z0-9_]*$/);
+      assert.ok(contract.includes(`| \`${e.code}\` | ${e.status} |`), `${e.code} is in docs/contract.md`);
+    }
+  });
+
   for (const c of CASES) {
     const skip = c.gw === 'diskFull' && typeof disk === 'string' ? disk : false;
     it(`${c.error} (${ERRORS[c.error].status}) for ${c.method ?? 'GET'} ${c.path} on the ${c.gw} gateway`, {
@@ -296,7 +307,9 @@ describe('error catalogue against the OpenAPI document', () => {
       if (c.page) {
         assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
         assert.ok(res.text().includes(escapeHtml(err.message)), 'the page says why');
-      } else assert.deepEqual(res.json(), { error: err.message, status: err.status, schema_version: '1.0' });
+      } else {
+        assert.deepEqual(res.json(), { error: err.message, status: err.status, code: err.code, schema_version: '1.0' });
+      }
       for (const [name, value] of Object.entries(err.headers)) assert.equal(res.headers[name.toLowerCase()], value);
       if (c.op) produced.set(c.op, (produced.get(c.op) ?? new Set()).add(res.status));
       if (c.op === null && res.status === 405) {
@@ -313,7 +326,12 @@ describe('error catalogue against the OpenAPI document', () => {
     it(`${name} (${ERRORS[name].status}) for what never becomes a request`, async () => {
       const res = await raw(gws[gw].url, bytes);
       assert.equal(res.status, ERRORS[name].status);
-      assert.deepEqual(res.body, { error: ERRORS[name].message, status: ERRORS[name].status, schema_version: '1.0' });
+      assert.deepEqual(res.body, {
+        error: ERRORS[name].message,
+        status: ERRORS[name].status,
+        code: ERRORS[name].code,
+        schema_version: '1.0',
+      });
     });
   }
 

@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { changelogOrder } from '../build/compile.ts';
 import type { ChangelogEntry } from '../build/types.ts';
-import { MESSAGES } from '../gateway/errors.ts';
+import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { INTERFACE_NINE, OTHER_WHEAT } from './helpers/dataset.ts';
 import { exchanges, get, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { responseChecker } from './helpers/openapi-check.ts';
@@ -27,7 +27,11 @@ before(async () => {
 });
 after(() => t.close());
 
-const errorOf = (status: number, error: string) => ({ error, status, schema_version: '1.0' });
+/** The body of the catalogue's error with this sentence, code and all. */
+const errorOf = (status: number, error: string) => {
+  const name = (Object.keys(MESSAGES) as (keyof typeof MESSAGES)[]).find((n) => MESSAGES[n] === error)!;
+  return { error, status, code: CODES[name], schema_version: '1.0' };
+};
 
 describe('data endpoints', () => {
   it('GET /api/grains lists the 23 classes in order, with every header', async () => {

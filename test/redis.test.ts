@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { MESSAGES } from '../gateway/errors.ts';
+import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import {
   type ChildGateway,
@@ -194,7 +194,12 @@ suite('redis outage', skip, () => {
       const refused = await get(t.url, '/api/grains', unseen);
       assert.equal(refused.status, 503);
       assert.equal(refused.headers['retry-after'], '5');
-      assert.deepEqual(refused.json(), { error: MESSAGES.storeUnavailable, status: 503, schema_version: '1.0' });
+      assert.deepEqual(refused.json(), {
+        error: MESSAGES.storeUnavailable,
+        status: 503,
+        code: CODES.storeUnavailable,
+        schema_version: '1.0',
+      });
       const reg = await request(t.url, '/api/register', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

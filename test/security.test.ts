@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { clientAddress, parseTrustProxy } from '../gateway/client-address.ts';
-import { MESSAGES } from '../gateway/errors.ts';
+import { CODES, MESSAGES } from '../gateway/errors.ts';
 import {
   bodyCrc32,
   digestBytes,
@@ -199,7 +199,12 @@ describe('security', () => {
       it(`refuses a key in the query string as ${name}, without echoing it`, async () => {
         const res = await send(`/api/grains?${name}=${encodeURIComponent(key)}`);
         assert.equal(res.status, 400);
-        assert.deepEqual(res.json(), { error: MESSAGES.keyInQuery, status: 400, schema_version: '1.0' });
+        assert.deepEqual(res.json(), {
+          error: MESSAGES.keyInQuery,
+          status: 400,
+          code: CODES.keyInQuery,
+          schema_version: '1.0',
+        });
       });
     }
 
@@ -297,7 +302,12 @@ describe('security', () => {
       for (const k of [unknown, first]) {
         const res = await send('/api/grains', { headers: { 'x-api-key': k } });
         assert.equal(res.status, 401);
-        assert.deepEqual(res.json(), { error: MESSAGES.invalidKey, status: 401, schema_version: '1.0' });
+        assert.deepEqual(res.json(), {
+          error: MESSAGES.invalidKey,
+          status: 401,
+          code: CODES.invalidKey,
+          schema_version: '1.0',
+        });
         assert.equal(res.headers['x-ratelimit-used'], undefined);
       }
     });

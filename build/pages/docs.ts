@@ -122,8 +122,8 @@ ${toc}</ul></details></nav>
 <h2 id="basics">Basics</h2>
 <ul>
 <li>Every JSON body carries <code>schema_version</code> (<code>"${version}"</code>). Errors are
-<code>{"error": "…", "status": 404, "schema_version": "${version}"}</code>, where <code>error</code> says what to
-do.</li>
+<code>{"error": "…", "status": 404, "code": "unknown_grain", "schema_version": "${version}"}</code>, where
+<code>error</code> says what to do and <code>code</code> names the kind of error, for a program.</li>
 <li>Data endpoints need the key in the <code>X-API-Key</code> header, never in the URL (a URL with a key is refused
 with 400).</li>
 <li>Bodies come gzip- or brotli-compressed when you send <code>Accept-Encoding</code>.</li>

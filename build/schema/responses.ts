@@ -211,7 +211,16 @@ const RegistrationRequest = {
   properties: { email: { type: 'string', maxLength: 254, format: 'email' } },
 } as const;
 
-const ErrorBody = exact({ error: str, status: { type: 'integer' }, schema_version: schemaVersion });
+const ErrorBody = exact({
+  error: { ...str, description: 'a sentence a person can act on; it may be reworded' },
+  status: { type: 'integer' },
+  code: {
+    type: 'string',
+    pattern: '^[a-z][a-z0-9_]*$',
+    description: 'the kind of error, stable: a program branches on it (missing_key, rate_limited, …)',
+  },
+  schema_version: schemaVersion,
+});
 
 const Health = exact({
   status: {
