@@ -289,7 +289,7 @@ function check(r: Request, res: Raw | 'closed') {
   assert.equal(type, 'application/json; charset=utf-8');
   const json = JSON.parse(body.toString('utf8'));
   if (res.status >= 400) {
-    assert.deepEqual(Object.keys(json), ['error', 'status', 'schema_version']);
+    assert.deepEqual(Object.keys(json), ['error', 'status', 'code', 'schema_version']);
     assert.equal(json.status, res.status);
     assert.equal(typeof json.error, 'string');
     assert.ok(!body.toString().includes(key), 'the key is never echoed');
