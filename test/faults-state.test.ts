@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
+import { MESSAGES } from '../gateway/errors.ts';
 import { tempDir } from './helpers/dataset.ts';
+import { errorJson } from './helpers/errors.ts';
 import {
   type ChildGateway,
   get,
@@ -138,12 +139,7 @@ describe('a full disk under STATE_DIR', { skip: typeof disk === 'string' ? disk 
     assert.ok(refused, 'registration was refused once the disk was full');
     assert.equal(refused.status, 503, refused.text());
     assert.equal(refused.headers['retry-after'], '10');
-    assert.deepEqual(refused.json(), {
-      error: MESSAGES.cannotSaveKeys,
-      status: 503,
-      code: CODES.cannotSaveKeys,
-      schema_version: '1.0',
-    });
+    assert.deepEqual(refused.json(), errorJson('cannotSaveKeys', 503));
     assert.equal(MESSAGES.cannotSaveKeys, 'The service cannot save new keys right now; try again in 10 seconds.');
     // a rotation must write as much: refused too, and the key it would have replaced stays live
     const rotation = await registerRaw(g.url, 'before@example.com', { 'x-api-key': kept });
@@ -165,12 +161,7 @@ describe('a full disk under STATE_DIR', { skip: typeof disk === 'string' ? disk 
     assert.ok(revokeRefused, 'a revocation was refused');
     assert.equal(revokeRefused.status, 503);
     assert.equal(revokeRefused.headers['retry-after'], '10');
-    assert.deepEqual(revokeRefused.json(), {
-      error: MESSAGES.cannotSaveRevocation,
-      status: 503,
-      code: CODES.cannotSaveRevocation,
-      schema_version: '1.0',
-    });
+    assert.deepEqual(revokeRefused.json(), errorJson('cannotSaveRevocation', 503));
 
     // reads go on: every key issued works, and is counted
     await allWork(g.url, [...issued, ...stillLive]);

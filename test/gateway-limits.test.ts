@@ -2,8 +2,8 @@
 // windows from the first counted request, 304 and 429 not counted, the quota kept across a replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
+import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 describe('window arithmetic', () => {
@@ -143,12 +143,7 @@ describe('the hourly limit over HTTP', () => {
       assert.equal(r.headers['retry-after'], '3600'); // the clock stands still: the whole window remains
       assert.equal(r.headers['x-ratelimit-remaining'], '0');
       assert.equal(r.headers.ratelimit, '"default";r=0;t=3600');
-      assert.deepEqual(r.json(), {
-        error: MESSAGES.rateLimited,
-        status: 429,
-        code: CODES.rateLimited,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(r.json(), errorJson('rateLimited', 429));
     }
   });
 
@@ -213,12 +208,7 @@ describe('the hourly limit over HTTP', () => {
       });
       assert.equal(refused.status, 429);
       assert.equal(refused.headers['retry-after'], '3600');
-      assert.deepEqual(refused.json(), {
-        error: MESSAGES.registerLimited,
-        status: 429,
-        code: CODES.registerLimited,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(refused.json(), errorJson('registerLimited', 429));
       assert.equal(await g.gateway.store.show('r9@example.com'), null);
       // another client address behind the same CDN is not affected; a spoofed extra hop is ignored
       await register(g.url, 'other@example.com', { 'x-forwarded-for': '198.51.100.1, 203.0.113.8' });
@@ -247,12 +237,7 @@ describe('the hourly limit over HTTP', () => {
       for (let i = 0; i < 100; i++) await attempt(21, '{}');
       const flood = await attempt(21, '{"email":"real@example.com"}');
       assert.equal(flood.status, 429);
-      assert.deepEqual(flood.json(), {
-        error: MESSAGES.registerAttemptsLimited,
-        status: 429,
-        code: CODES.registerAttemptsLimited,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(flood.json(), errorJson('registerAttemptsLimited', 429));
       assert.ok(Number(flood.headers['retry-after']) > 0);
     } finally {
       await g.close();

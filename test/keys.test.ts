@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
+import { MESSAGES } from '../gateway/errors.ts';
 import { digestBytes, digestHex, generateKey, hashKey } from '../gateway/keys.ts';
 import { encodeWindows } from '../gateway/store/window-snapshot.ts';
 import { tempDir } from './helpers/dataset.ts';
+import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
@@ -85,12 +86,7 @@ for (const [name, env, skip] of stores) {
       assert.deepEqual([await status(t, a), await status(t, b)], [401, 200]);
       const again = await revoke(t, a);
       assert.equal(again.status, 401);
-      assert.deepEqual(again.json(), {
-        error: MESSAGES.invalidKey,
-        status: 401,
-        code: CODES.invalidKey,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(again.json(), errorJson('invalidKey', 401));
       assert.equal((await revoke(t)).status, 401);
       assert.equal((await revoke(t, generateKey())).status, 401);
     });
@@ -101,12 +97,7 @@ for (const [name, env, skip] of stores) {
       const body = JSON.stringify({ email: 'five@example.com' });
       const refused = await request(t.url, '/api/register', { method: 'POST', headers: json, body });
       assert.equal(refused.status, 409);
-      assert.deepEqual(refused.json(), {
-        error: MESSAGES.tooManyKeys,
-        status: 409,
-        code: CODES.tooManyKeys,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(refused.json(), errorJson('tooManyKeys', 409));
       assert.match(MESSAGES.tooManyKeys, /DELETE \/api\/keys\/current/);
       for (const k of keys) assert.equal(await status(t, k), 200, 'a refused registration changes nothing');
       const rotated = await register(t.url, 'five@example.com', { 'x-api-key': keys[0]! });

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
+import { errorJson } from './helpers/errors.ts';
 import {
   type ChildGateway,
   get,
@@ -194,12 +194,7 @@ suite('redis outage', skip, () => {
       const refused = await get(t.url, '/api/grains', unseen);
       assert.equal(refused.status, 503);
       assert.equal(refused.headers['retry-after'], '5');
-      assert.deepEqual(refused.json(), {
-        error: MESSAGES.storeUnavailable,
-        status: 503,
-        code: CODES.storeUnavailable,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(refused.json(), errorJson('storeUnavailable', 503));
       const reg = await request(t.url, '/api/register', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { clientAddress, parseTrustProxy } from '../gateway/client-address.ts';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
+import { MESSAGES } from '../gateway/errors.ts';
 import {
   bodyCrc32,
   digestBytes,
@@ -18,6 +18,7 @@ import {
 import { safePath } from '../gateway/log.ts';
 import { createKeyCache } from '../gateway/store/key-cache.ts';
 import { createKeyFilter, prefixOf } from '../gateway/store/key-filter.ts';
+import { errorJson } from './helpers/errors.ts';
 import { type RawResponse, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 let t: TestGateway;
@@ -199,12 +200,7 @@ describe('security', () => {
       it(`refuses a key in the query string as ${name}, without echoing it`, async () => {
         const res = await send(`/api/grains?${name}=${encodeURIComponent(key)}`);
         assert.equal(res.status, 400);
-        assert.deepEqual(res.json(), {
-          error: MESSAGES.keyInQuery,
-          status: 400,
-          code: CODES.keyInQuery,
-          schema_version: '1.0',
-        });
+        assert.deepEqual(res.json(), errorJson('keyInQuery', 400));
       });
     }
 
@@ -302,12 +298,7 @@ describe('security', () => {
       for (const k of [unknown, first]) {
         const res = await send('/api/grains', { headers: { 'x-api-key': k } });
         assert.equal(res.status, 401);
-        assert.deepEqual(res.json(), {
-          error: MESSAGES.invalidKey,
-          status: 401,
-          code: CODES.invalidKey,
-          schema_version: '1.0',
-        });
+        assert.deepEqual(res.json(), errorJson('invalidKey', 401));
         assert.equal(res.headers['x-ratelimit-used'], undefined);
       }
     });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { tempDir } from './helpers/dataset.ts';
+import { errorJson } from './helpers/errors.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
@@ -84,12 +84,7 @@ describe('upstream static origin', () => {
     try {
       const res = await get(remote.url, '/api/grains/CANOLA', remoteKey);
       assert.equal(res.status, 504);
-      assert.deepEqual(res.json(), {
-        error: MESSAGES.upstreamTimeout,
-        status: 504,
-        code: CODES.upstreamTimeout,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(res.json(), errorJson('upstreamTimeout', 504));
     } finally {
       origin.delayMs = 0;
     }
@@ -118,22 +113,12 @@ describe('upstream static origin', () => {
       assert.match(form.text(), /^<!doctype html>.*<h1>Your API key<\/h1><p><code>ggt_[A-Za-z0-9_-]{38}<\/code>/);
       const missing = await get(a.url, '/api/grains/SOYBEANS', await register(a.url, 'missing@example.com'));
       assert.equal(missing.status, 502);
-      assert.deepEqual(missing.json(), {
-        error: MESSAGES.upstreamFailed,
-        status: 502,
-        code: CODES.upstreamFailed,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(missing.json(), errorJson('upstreamFailed', 502));
       const key = await register(b.url, 'down@example.com');
       await doomed.close();
       const down = await get(b.url, '/api/grains/SOYBEANS', key);
       assert.equal(down.status, 502);
-      assert.deepEqual(down.json(), {
-        error: MESSAGES.upstreamFailed,
-        status: 502,
-        code: CODES.upstreamFailed,
-        schema_version: '1.0',
-      });
+      assert.deepEqual(down.json(), errorJson('upstreamFailed', 502));
       assert.equal((await get(b.url, '/health')).status, 200);
     } finally {
       await Promise.all([a.close(), b.close()]);
