@@ -183,6 +183,15 @@ export interface ChildGateway {
   exited: Promise<number | null>;
 }
 
+/**
+ * Gateways this test file spawned and has not seen exit: killed when the file ends, so a test
+ * that fails before closing its own leaves no process behind, and the run ends instead of waiting.
+ */
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
     cwd: root,
@@ -191,7 +200,9 @@ export async function spawnGateway(env: Record<string, string>): Promise<ChildGa
   });
   const output: string[] = [];
   gatewayLogs.push(output);
+  running.add(child);
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  void exited.then(() => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     child.stdout!.on('data', (c: Buffer) => {
