@@ -8,7 +8,6 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const DEFAULT_OUT = join(root, 'dist', 'gateway');
@@ -21,6 +20,9 @@ export const DEFAULT_OUT = join(root, 'dist', 'gateway');
 export async function bundleGateway(out = DEFAULT_OUT) {
   const tmp = `${out}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
+  // loaded here, not at the top: npm start imports this module for its paths, and esbuild's code
+  // would otherwise stay in the serving process
+  const { build } = await import('esbuild');
   await build({
     absWorkingDir: root,
     entryPoints: ['gateway/index.ts'],

@@ -1,11 +1,22 @@
-// npm start: configuration from the environment (once), a build if none is published yet, then
-// the gateway until SIGTERM or SIGINT, which drain in-flight requests and save the hourly windows.
+// The gateway's entry (bundled for npm start, run from the sources by npm run dev): configuration
+// from the environment (once), then the gateway until SIGTERM or SIGINT, which drain in-flight
+// requests and save the hourly windows.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { POINTER_FILE } from '../build/site-format.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { type Gateway, startGateway } from './server.ts';
 import { StateDirError } from './store/state-lock.ts';
+
+/** npm run dev on a fresh clone: npm run build's own command, as a child; true when it published. */
+function publishForDevelopment(siteDir: string, datasetDir: string): boolean {
+  console.error(`no build is published in ${siteDir}: building the dataset first`);
+  const cli = fileURLToPath(new URL('../build/index.ts', import.meta.url));
+  const args = ['--import', 'tsx', cli, '--dataset', datasetDir, '--out', siteDir, '--no-gateway'];
+  return spawnSync(process.execPath, args, { stdio: 'inherit' }).status === 0;
+}
 
 let config: Readonly<Config>;
 try {
@@ -17,21 +28,15 @@ try {
 }
 
 if (!existsSync(join(config.siteDir, POINTER_FILE))) {
-  // The build (YAML, ajv and its compiled schemas) is loaded only here: a gateway serving a
-  // published build never holds it, nor its memory, as the Redis and proxy modules are loaded only
-  // in their modes (docs/performance.md: the measurements behind the code).
-  const [{ buildSite }, { publishSite }, { formatError }] = await Promise.all([
-    import('../build/build-site.ts'),
-    import('../build/publish.ts'),
-    import('../build/validate.ts'),
-  ]);
-  const result = buildSite(config.datasetDir);
-  if (!result.ok) {
-    for (const e of result.errors) console.error(formatError(e));
-    console.error('no build is published and the dataset does not build; fix it and run npm run build');
+  // The gateway serves a published build and never makes one: the build (YAML, ajv, the page
+  // assets read beside its sources) cannot run from the bundle, and its memory would stay in the
+  // serving process. npm start builds before it starts the bundle (scripts/start.mjs); the
+  // development run, from the sources, has the build run in a process of its own.
+  const fromSources = import.meta.url.endsWith('.ts');
+  if (!fromSources || !publishForDevelopment(config.siteDir, config.datasetDir)) {
+    console.error(`no build is published in ${config.siteDir}: run npm run build (npm start does it for you)`);
     process.exit(1);
   }
-  publishSite(config.siteDir, result.site);
 }
 
 let gateway: Gateway;

@@ -3,7 +3,8 @@
 // the chain that receives signals: package.json execs it). Before it starts, once:
 // - the bundle (dist/gateway, or GATEWAY_DIST) is made when it is missing or older than the
 //   sources, saying so in a line (build/bundle-gateway.mjs);
-// - when no build is published in SITE_DIR, the dataset is built (npm run build).
+// - when no build is published in SITE_DIR, the dataset in DATASET_DIR is built (npm run build's
+//   command, in a process of its own: the gateway only serves builds).
 // Errors point at the TypeScript: source maps are on.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -34,9 +35,10 @@ if (!existsSync(entry) || statSync(entry).mtimeMs < sources) {
 const siteDir = resolve(process.env.SITE_DIR || 'site');
 if (!existsSync(join(siteDir, 'current.json'))) {
   console.error(`no build is published in ${siteDir}: building the dataset first`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/index.ts'), '--out', siteDir], {
-    stdio: 'inherit',
-  });
+  const dataset = resolve(process.env.DATASET_DIR || 'dataset');
+  const cli = join(root, 'build/index.ts');
+  const args = ['--import', 'tsx', cli, '--dataset', dataset, '--out', siteDir, '--no-gateway'];
+  const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
   if (run.status !== 0) process.exit(1);
 }
 
