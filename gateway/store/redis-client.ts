@@ -76,3 +76,23 @@ export async function openRedisClient(url: string, timeoutMs = 5_000): Promise<S
   });
   return client;
 }
+
+/**
+ * The commands of all requests handled in one turn of the event loop leave in one write: the
+ * socket is corked at the first and uncorked after the turn (a write syscall per request was a
+ * large part of a request's CPU in Redis mode: docs/performance.md, the measurements behind the
+ * code). Call the result before each command.
+ */
+export function writeCoalescer(client: Scripted): () => void {
+  let corked = false;
+  return () => {
+    const socket = (client as unknown as { stream?: import('node:net').Socket }).stream;
+    if (corked || !socket || socket.destroyed) return;
+    corked = true;
+    socket.cork();
+    setImmediate(() => {
+      corked = false;
+      socket.uncork();
+    });
+  };
+}

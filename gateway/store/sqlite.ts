@@ -4,9 +4,9 @@
 
 import { statfsSync } from 'node:fs';
 import { digestBytes, hashKey } from '../keys.ts';
-import { createMemoryLimiter, type MemoryLimiter } from '../rate-limit.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
+import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
 import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
 import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';

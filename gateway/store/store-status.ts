@@ -12,6 +12,10 @@ export const WRITE_FAILURES: readonly WriteFailure[] = ['no_space', 'read_only',
 /** The store cannot be reached (Redis) or used: whatever needs it answers 503. */
 export class StoreUnavailableError extends Error {}
 
+/** The error a store throws when a command could not be run, with the cause's message. */
+export const unavailable = (err: unknown) =>
+  new StoreUnavailableError(err instanceof Error ? err.message : String(err));
+
 /** The store answered but could not write: what must write answers 503, reads go on. */
 export class StoreWriteError extends StoreUnavailableError {
   constructor(

@@ -1,0 +1,78 @@
+// The rate-limit headers of an answer (docs/contract.md, Authentication and limits): X-RateLimit-*
+// and the IETF draft pair, after the answer's own headers. Built from templates kept per base list,
+// so a request fills in only what is its own; the window arithmetic is rate-limit.ts's.
+import { type Decision, retryAfterSeconds, WINDOW_MS } from './rate-limit.ts';
+
+/**
+ * The rate-limit headers of a response, as a template per base list (a variant's headers, kept
+ * for the life of its build) and limit: the values that change only with the limit are filled in
+ * (Limit, Policy), and the named slots are where a request writes its own. A response copies the
+ * template (a slice: one fast clone) and fills the slots.
+ */
+interface Template {
+  headers: string[];
+  slots: { retryAfter: number; remaining: number; used: number; reset: number; rateLimit: number };
+}
+
+function buildTemplate(base: readonly string[], limit: number, retryAfter: boolean): Template {
+  const headers = [...base];
+  const slot = (name: string, value = '') => headers.push(name, value) - 1;
+  const retryAfterSlot = retryAfter ? slot('Retry-After') : -1;
+  slot('X-RateLimit-Limit', String(limit));
+  const remaining = slot('X-RateLimit-Remaining');
+  const used = slot('X-RateLimit-Used');
+  const reset = slot('X-RateLimit-Reset');
+  slot('RateLimit-Policy', `"default";q=${limit};w=${WINDOW_MS / 1000}`);
+  const rateLimit = slot('RateLimit');
+  return { headers, slots: { retryAfter: retryAfterSlot, remaining, used, reset, rateLimit } };
+}
+
+interface Templates {
+  limit: number;
+  plain: Template | null;
+  retry: Template | null;
+}
+const templates = new WeakMap<readonly string[], Templates>();
+
+function templateFor(base: readonly string[], limit: number, retryAfter: boolean): Template {
+  let t = templates.get(base);
+  if (t === undefined || t.limit !== limit) {
+    t = { limit, plain: null, retry: null };
+    templates.set(base, t);
+  }
+  if (retryAfter) {
+    t.retry ??= buildTemplate(base, limit, true);
+    return t.retry;
+  }
+  t.plain ??= buildTemplate(base, limit, false);
+  return t.plain;
+}
+
+/** The reset time's text, kept while requests share a window end (most do). */
+let lastResetAt = Number.NaN;
+let lastReset = '';
+const NO_HEADERS: readonly string[] = [];
+
+function fill(d: Decision, now: number, template: Template): string[] {
+  const remaining = String(Math.max(d.limit - d.used, 0));
+  if (d.resetAt !== lastResetAt) {
+    lastResetAt = d.resetAt;
+    lastReset = String(Math.ceil(d.resetAt / 1000));
+  }
+  const { slots } = template;
+  const h = template.headers.slice();
+  if (slots.retryAfter >= 0) h[slots.retryAfter] = String(retryAfterSeconds(d, now));
+  h[slots.remaining] = remaining;
+  h[slots.used] = String(d.used);
+  h[slots.reset] = lastReset;
+  h[slots.rateLimit] = `"default";r=${remaining};t=${Math.max(0, Math.ceil((d.resetAt - now) / 1000))}`;
+  return h;
+}
+
+/** `base`, then X-RateLimit-* and the IETF draft pair (docs/contract.md, Authentication and limits). */
+export const rateLimitHeaders = (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
+  fill(d, now, templateFor(base, d.limit, false));
+
+/** The same for a 429: Retry-After (whole seconds, at least 1) before the rate-limit headers. */
+export const retryHeaders = (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
+  fill(d, now, templateFor(base, d.limit, true));

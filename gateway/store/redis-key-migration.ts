@@ -1,0 +1,19 @@
+// Keys stored before they had ids of their own move once, at the first connection. The move is a
+// script that is safe to run twice, so several instances starting together need no coordination;
+// a failed move is tried again at the next connection.
+import type { Scripted } from './redis-client.ts';
+
+export function migrateKeysOnConnect(client: Scripted, prefix: string, log: (fields: Record<string, unknown>) => void) {
+  let migrated = false;
+  client.on('ready', () => {
+    if (migrated) return;
+    migrated = true;
+    client.migrateKeys(`${prefix}accounts`, `${prefix}seq`, `${prefix}seq:key`, prefix).then(
+      (n) => n > 0 && log({ event: 'keys_migrated', store: 'redis', keys: n }),
+      (err: Error) => {
+        migrated = false;
+        log({ event: 'keys_migration_failed', store: 'redis', error: err.message });
+      },
+    );
+  });
+}

@@ -1,0 +1,53 @@
+// The hourly windows in Redis (docs/contract.md, Authentication and limits): one server-side
+// script counts and answers, so instances sharing Redis never race. A key's window also records
+// the key's last use, in the same step. When Redis cannot be asked, the key windows count on in
+// this instance (redis-outage.ts); registration's windows refuse instead (503).
+import { type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
+import type { Scripted } from './redis-client.ts';
+import type { RedisOutage } from './redis-outage.ts';
+import { unavailable } from './store-status.ts';
+import { type StoreObserver, timed } from './types.ts';
+
+export interface RedisWindows {
+  client: Scripted;
+  prefix: string;
+  outage: RedisOutage;
+  /** Called before each command (redis-client.ts, writeCoalescer). */
+  beforeWrite: () => void;
+  observe: StoreObserver | undefined;
+}
+
+/**
+ * The windows of one kind: 'req' per key (counted on locally during an outage), 'reg' and 'att'
+ * per client address (keys issued, registration attempts).
+ */
+export function redisLimiter(
+  w: RedisWindows,
+  kind: 'req' | 'reg' | 'att',
+  limit: number,
+  localFallback: boolean,
+): Limiter {
+  const { client, prefix, outage } = w;
+  const run = async (subject: string, now: number, count: boolean): Promise<Decision> => {
+    const key = `${prefix}window:${kind}:${subject}`;
+    if (outage.up) {
+      try {
+        w.beforeWrite();
+        // a key's window also records its last use (the operators' list), in the same step
+        const info = kind === 'req' ? `${prefix}keyinfo:${subject}` : key;
+        const touch = kind === 'req' && count ? '1' : '0';
+        const [allowed, used, resetAt] = await timed(w.observe, 'count', () =>
+          client.window(key, info, now, limit, WINDOW_MS, count ? '1' : '0', touch),
+        );
+        if (used > 0) outage.remember(key, resetAt - WINDOW_MS, used);
+        return { allowed: allowed === 1, limit, used, resetAt };
+      } catch (err) {
+        if (!localFallback) throw unavailable(err);
+      }
+    } else if (!localFallback) throw unavailable('redis is not connected');
+    // Outage: count here, from what Redis last said (docs/operations.md, "Running several instances":
+    // the bound this gives).
+    return outage.countLocally(kind, limit, key, subject, now, count);
+  };
+  return { hit: (s, now) => run(s, now, true), peek: (s, now) => run(s, now, false) };
+}

@@ -1,0 +1,92 @@
+// Whether Redis can be reached, and what this instance does while it cannot (docs/contract.md,
+// Storage and scale). The connection's events drive the state: /health's status and the log's
+// store_ready, store_unavailable and store_recovered. During an outage the requests of recently
+// verified keys are counted here, each window seeded from the last answer Redis gave; when Redis
+// is back those windows go (Redis's are the truth again) and the requests they counted are added
+// to their keys' totals, so usage stays exact across an outage.
+import { LRUCache } from 'lru-cache';
+import type { Decision } from '../rate-limit.ts';
+import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
+import type { Scripted } from './redis-client.ts';
+import { redisUnreachable, StoreStatus } from './store-status.ts';
+
+export interface RedisOutage {
+  /** Whether Redis is connected now: a plain field, read on every request. */
+  up: boolean;
+  readonly status: StoreStatus;
+  /** Redis's last answer for a window (`key`), kept to count on from if Redis goes away. */
+  remember(key: string, start: number, count: number): void;
+  /** Counts a request of `subject` here (or only peeks), from what Redis last said of `key`. */
+  countLocally(kind: string, limit: number, key: string, subject: string, now: number, count: boolean): Decision;
+}
+
+export function trackOutage(opts: {
+  client: Scripted;
+  prefix: string;
+  log: (fields: Record<string, unknown>) => void;
+}): RedisOutage {
+  const { client, prefix } = opts;
+  let everUp = false;
+  const status = new StoreStatus();
+  status.set('unavailable', redisUnreachable('it has not answered yet'));
+
+  /** Per-instance windows for the outage, seeded from the last answer Redis gave. */
+  const outage = new Map<string, MemoryLimiter>();
+  const lastKnown = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
+  const localLimiter = (kind: string, limit: number) => {
+    let l = outage.get(kind);
+    if (!l) {
+      l = createMemoryLimiter({ limit, maxSubjects: 100_000 });
+      outage.set(kind, l);
+    }
+    return l;
+  };
+
+  const addOutageUsage = async (rows: [keyId: string, requests: number, last: number][]) => {
+    const results = await Promise.allSettled(
+      rows.map(([keyId, n, last]) => client.addUsage(`${prefix}keyinfo:${keyId}`, n, last)),
+    );
+    const tally = (ok: boolean) => {
+      const taken = rows.filter((_, i) => (results[i]!.status === 'fulfilled') === ok);
+      return { keys: taken.length, requests: taken.reduce((sum, [, n]) => sum + n, 0) };
+    };
+    opts.log({ event: 'outage_usage_saved', store: 'redis', ...tally(true) });
+    // Redis went away again: those requests limited their keys but are not in their totals
+    const lost = tally(false);
+    if (lost.keys > 0) opts.log({ event: 'outage_usage_lost', store: 'redis', ...lost });
+  };
+
+  const state: RedisOutage = {
+    up: false,
+    status,
+    remember: (key, start, count) => lastKnown.set(key, { start, count }),
+    countLocally(kind, limit, key, subject, now, count) {
+      const local = localLimiter(kind, limit);
+      const seed = lastKnown.get(key);
+      if (seed) {
+        local.restore([[subject, seed.start, seed.count]], now);
+        lastKnown.delete(key);
+      }
+      return count ? local.hit(subject, now) : local.peek(subject, now);
+    },
+  };
+
+  const setState = (next: boolean, why?: string) => {
+    if (next === state.up) return;
+    state.up = next;
+    status.set(next ? 'ok' : 'unavailable', next ? null : redisUnreachable(why));
+    const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
+    everUp ||= next;
+    opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
+    if (!next) return;
+    // the outage's windows go (the next outage starts from what Redis says), and the requests
+    // the key windows ('req') counted join the keys' totals
+    const usage = outage.get('req')?.unsaved().rows ?? [];
+    outage.clear();
+    if (usage.length > 0) void addOutageUsage(usage);
+  };
+  client.on('ready', () => setState(true));
+  client.on('close', () => setState(false, 'connection closed'));
+  client.on('error', (err: Error) => setState(false, err.message));
+  return state;
+}

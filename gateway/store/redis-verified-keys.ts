@@ -1,0 +1,36 @@
+// Keys this instance verified, held by the key itself and in memory only: the store trusts one for
+// a short while without asking Redis again, and for longer while Redis cannot be asked (redis.ts
+// decides which). A revocation is announced over pub/sub by the key's hash (redis-scripts.ts), so
+// the hashes are kept beside, and a revoked key leaves every instance's memory at once.
+import { LRUCache } from 'lru-cache';
+import type { Scripted } from './redis-client.ts';
+import type { Account } from './types.ts';
+
+export interface VerifiedKey {
+  account: Account;
+  /** When Redis last confirmed it. */
+  at: number;
+  hashHex: string;
+}
+
+export function verifiedKeys(subscriber: Scripted, prefix: string) {
+  const keyOfHash = new Map<string, string>();
+  const verified = new LRUCache<string, VerifiedKey>({
+    max: 100_000,
+    dispose: (entry) => keyOfHash.delete(entry.hashHex),
+  });
+  void subscriber.subscribe(`${prefix}revoked`).catch(() => {});
+  subscriber.on('ready', () => void subscriber.subscribe(`${prefix}revoked`).catch(() => {}));
+  subscriber.on('message', (_channel: string, hashHex: string) => {
+    const key = keyOfHash.get(hashHex);
+    if (key !== undefined) verified.delete(key);
+  });
+  return {
+    get: (key: string) => verified.get(key),
+    set(key: string, entry: VerifiedKey) {
+      verified.set(key, entry);
+      keyOfHash.set(entry.hashHex, key);
+    },
+    delete: (key: string) => void verified.delete(key),
+  };
+}
