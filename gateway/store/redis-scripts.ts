@@ -9,10 +9,11 @@
 //   p seq, p seq:key: the account and key sequences; p revoked: revocations announced (key hash)
 
 // KEYS: window, the subject's info hash (its last use and request total, kept when ARGV[5] is 1).
-// ARGV: now, limit, window ms, count (1) or peek (0), touch. Returns {allowed, used, resetAt}. `now` is the gateway's clock;
-// the window's expiry is relative (PEXPIRE: its length and a minute, on Redis's own clock), so it
-// does not depend on the gateway and Redis hosts agreeing on the time (an absolute PEXPIREAT from a
-// clock behind Redis's deleted the window as it was written, and every request opened a new one).
+// ARGV: now, limit, window ms, count (1) or peek (0), touch. Returns {allowed, used, resetAt}.
+// `now` is the gateway's clock; the window's expiry is relative (PEXPIRE: its length and a minute,
+// on Redis's own clock), so it does not depend on the gateway and Redis hosts agreeing on the time
+// (an absolute PEXPIREAT from a clock behind Redis's deleted the window as it was written, and
+// every request opened a new one).
 export const WINDOW_SCRIPT = `
 local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
 local s = redis.call('HMGET', KEYS[1], 'start', 'count')

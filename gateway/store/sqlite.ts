@@ -1,6 +1,7 @@
 // The embedded default: one SQLite file (WAL, synchronous=FULL) under STATE_DIR holds accounts and
 // key hashes; the hourly windows live in this process's memory, are saved every few seconds (one
-// snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands out no fresh quota.
+// snapshot blob per kind) and at shutdown, and are restored at start, so a restart or deploy hands
+// out no fresh quota.
 
 import { statfsSync } from 'node:fs';
 import { digestBytes, hashKey } from '../keys.ts';
@@ -63,7 +64,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     )
     .pluck();
   const addUsage = db.prepare<[number, number, number]>(
-    'UPDATE api_keys SET request_count = request_count + ?, last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
+    'UPDATE api_keys SET request_count = request_count + ?, ' +
+      'last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
   );
   // In a transaction of its own: an UPDATE … RETURNING read with get() commits only when the
   // statement is reset, and a commit that fails there (no space) would go unreported: a 204 for a
@@ -84,7 +86,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   });
   const readSnapshot = db.prepare<[string], Buffer>('SELECT data FROM window_snapshots WHERE kind = ?').pluck();
   const writeSnapshot = db.prepare<[string, number, Buffer]>(
-    'INSERT INTO window_snapshots (kind, saved_at, data) VALUES (?, ?, ?) ON CONFLICT(kind) DO UPDATE SET saved_at = excluded.saved_at, data = excluded.data',
+    'INSERT INTO window_snapshots (kind, saved_at, data) VALUES (?, ?, ?) ' +
+      'ON CONFLICT(kind) DO UPDATE SET saved_at = excluded.saved_at, data = excluded.data',
   );
 
   let closed = false;
