@@ -4,6 +4,7 @@ import { changelogOrder, compileBodies } from './compile.ts';
 import { type EmittedSite, emitSite } from './emit.ts';
 import { frontDoorBodies } from './front-door.ts';
 import { type DatasetError, loadDataset } from './load.ts';
+import { routeOf } from './site-format.ts';
 import { linkContentAddressed, staticBodies } from './static-bodies.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import { type Dataset, validateDataset } from './validate.ts';
@@ -26,7 +27,7 @@ export function siteFromDataset(dataset: Dataset): EmittedSite {
     grain_ids: dataset.grains.map((g) => g.grain_id),
     // The many changelog pages take a fast quality at nearly the same size; the few large bodies
     // clients sync get the smallest form (docs/performance.md: the measurements behind the code).
-    brotliQuality: (route) => (route.startsWith('/api/changelog') ? 7 : 11),
+    brotliQuality: (route) => (routeOf(route) === 'changelog' ? 7 : 11),
   });
 }
 

@@ -9,20 +9,21 @@ import { buildSync } from 'esbuild';
 import { gradeSuite } from './client/grade-suite/index.ts';
 import { gradeResultSchema } from './schema/grade-result.ts';
 import { gradeSuiteSchema } from './schema/grade-suite.ts';
+import { fileIn } from './site-format.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Route → module source, for each public module. */
 export const CLIENT_MODULES: Record<string, string> = {
-  '/client/grade.js': 'build/client/grade.ts',
-  '/client/api.js': 'build/client/api.ts',
+  [fileIn('client', 'grade.js')]: 'build/client/grade.ts',
+  [fileIn('client', 'api.js')]: 'build/client/api.ts',
 };
 
 /** Route → JSON body published beside the modules: the grader's result schema and its conformance suite. */
 export const CLIENT_DATA: Record<string, unknown> = {
-  '/client/grade-result.schema.json': gradeResultSchema,
-  '/client/grade-suite.json': gradeSuite,
-  '/client/grade-suite.schema.json': gradeSuiteSchema,
+  [fileIn('client', 'grade-result.schema.json')]: gradeResultSchema,
+  [fileIn('client', 'grade-suite.json')]: gradeSuite,
+  [fileIn('client', 'grade-suite.schema.json')]: gradeSuiteSchema,
 };
 
 export function bundleClient(): Map<string, string> {

@@ -3,7 +3,7 @@
 // canonical request (path plus canonical query). The gateway only looks these up.
 import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
 import { buildOpenApi } from './openapi.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey } from './site-format.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, ROUTES } from './site-format.ts';
 import { type GrainRecord, type GrainSummary, SCHEMA_VERSION, type SourceEntry } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -48,6 +48,6 @@ export function compileBodies(ds: Dataset): Map<string, string> {
       );
     }
   }
-  bodies.set('/api/openapi.json', json(buildOpenApi(ds)));
+  bodies.set(ROUTES.openapi.path, json(buildOpenApi(ds)));
   return bodies;
 }

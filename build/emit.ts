@@ -2,14 +2,25 @@
 // (most changelog limits give the same bytes), named by their hash.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { type BodyEntry, ENCODINGS, type Encoding, MANIFEST_FILE, type Manifest } from './site-format.ts';
+import {
+  type BodyEntry,
+  ENCODINGS,
+  type Encoding,
+  MANIFEST_FILE,
+  type Manifest,
+  PAGE_ROUTES,
+  PAGE_TEMPLATES,
+  ROUTES,
+} from './site-format.ts';
 
 export const CONTENT_TYPE = 'application/json; charset=utf-8';
 
+const PAGES = new Set(PAGE_ROUTES.map((name) => ROUTES[name].path));
+const TEMPLATES = PAGE_TEMPLATES.registered.slice(0, PAGE_TEMPLATES.registered.lastIndexOf('/') + 1);
+
 /** Every route is JSON but the front door's pages and assets. */
 export function contentTypeOf(route: string): string {
-  if (route === '/' || route === '/docs' || route === '/grade' || route.startsWith('/_templates/'))
-    return 'text/html; charset=utf-8';
+  if (PAGES.has(route) || route.startsWith(TEMPLATES)) return 'text/html; charset=utf-8';
   if (route.endsWith('.css')) return 'text/css; charset=utf-8';
   if (route.endsWith('.js')) return 'text/javascript; charset=utf-8';
   if (route.endsWith('.svg')) return 'image/svg+xml';

@@ -75,7 +75,95 @@ export function parseManifest(text: string, pointer: Pointer): Manifest {
 
 export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
 
-// Route keys: the build writes a body under each key, the gateway builds the same key from a request.
+// The route table: every path the service answers, written once. The router, the metrics'
+// labels, the compiler, the clients and the OpenAPI document read it (docs/contract.md, Endpoints);
+// test/routes.test.ts holds the router to exactly these rows.
+
+const GET = ['GET', 'HEAD'] as const;
+export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
+
+/**
+ * What answers a route: `data`, a precomputed body behind a key and the hourly limit; `public`, a
+ * precomputed body anyone may read (a page, the OpenAPI document, a file); the others are the
+ * gateway's own handlers.
+ */
+export type Answer = 'data' | 'public' | 'register' | 'register_form' | 'revoke' | 'health' | 'metrics';
+
+export interface RouteRow {
+  /** The path: exact, a template with one `{param}` segment at its end, or a folder ending in `/*`. */
+  path: string;
+  methods: readonly Method[];
+  /** Who may call it: an X-API-Key (`key`), anyone (`open`), the operator's METRICS_TOKEN (`token`). */
+  access: 'key' | 'open' | 'token';
+  answer: Answer;
+  /** The response schema (build/schema/responses.ts) of its success, where it answers JSON. */
+  schema: string | null;
+  /** In the OpenAPI document: the API's own operations; pages, files and /metrics are not. */
+  api: boolean;
+}
+
+const row = (
+  path: string,
+  methods: readonly Method[],
+  access: RouteRow['access'],
+  answer: Answer,
+  schema: string | null = null,
+  api = schema !== null,
+): RouteRow => ({ path, methods, access, answer, schema, api });
+
+export const ROUTES = {
+  grain: row('/api/grains/{grain_id}', GET, 'key', 'data', 'GrainRecord'),
+  grains: row('/api/grains', GET, 'key', 'data', 'GrainList'),
+  changelog: row('/api/changelog', GET, 'key', 'data', 'Changelog'),
+  register: row('/api/register', ['POST'], 'open', 'register', 'Registration'),
+  revokeKey: row('/api/keys/current', ['DELETE'], 'key', 'revoke', null, true),
+  openapi: row('/api/openapi.json', GET, 'open', 'public', null, true),
+  health: row('/health', GET, 'open', 'health', 'Health'),
+  metrics: row('/metrics', GET, 'token', 'metrics'),
+  home: row('/', GET, 'open', 'public'),
+  docs: row('/docs', GET, 'open', 'public'),
+  gradePage: row('/grade', GET, 'open', 'public'),
+  /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
+  registerForm: row('/register', ['POST'], 'open', 'register_form'),
+  assets: row('/assets/*', GET, 'open', 'public'),
+  client: row('/client/*', GET, 'open', 'public'),
+} as const satisfies Record<string, RouteRow>;
+export type RouteName = keyof typeof ROUTES;
+export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
+
+/** The pages: HTML, rendered by the build. */
+export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
+
+/** A folder route's path for one file in it: `/client/grade.js`. */
+export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
+
+type Matcher = { name: RouteName; kind: 'exact' | 'param' | 'folder'; prefix: string };
+const MATCHERS: Matcher[] = ROUTE_NAMES.map((name) => {
+  const { path } = ROUTES[name];
+  if (path.endsWith('/*')) return { name, kind: 'folder', prefix: path.slice(0, -1) };
+  const brace = path.indexOf('{');
+  return brace < 0 ? { name, kind: 'exact', prefix: path } : { name, kind: 'param', prefix: path.slice(0, brace) };
+});
+
+/**
+ * The route a request target (path, with or without its query) belongs to, or null. A few string
+ * comparisons and nothing allocated: the metrics ask it for every request.
+ */
+export function routeOf(target: string): RouteName | null {
+  for (const m of MATCHERS) {
+    if (!target.startsWith(m.prefix)) continue;
+    if (m.kind !== 'exact') return m.name;
+    const end = m.prefix.length;
+    if (target.length === end || target.charCodeAt(end) === 63 /* "?" */) return m.name;
+  }
+  return null;
+}
+
+/** The value of a template route's parameter in `path` (still percent-encoded). */
+export const paramOf = (name: RouteName, path: string) =>
+  path.slice(MATCHERS.find((m) => m.name === name)!.prefix.length);
+
+// Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 
 /** interface.md: the changelog's `limit` defaults to 20, at most 100. */
 export const CHANGELOG_DEFAULT_LIMIT = 20;
@@ -83,9 +171,10 @@ export const CHANGELOG_MAX_LIMIT = 100;
 
 /** The canonical key of a changelog request (grain id in its canonical case). */
 export const changelogKey = (grainId: string | null, limit: number) =>
-  grainId ? `/api/changelog?grain_id=${grainId}&limit=${limit}` : `/api/changelog?limit=${limit}`;
+  grainId ? `${ROUTES.changelog.path}?grain_id=${grainId}&limit=${limit}` : `${ROUTES.changelog.path}?limit=${limit}`;
 
-export const grainKey = (grainId: string) => `/api/grains/${grainId}`;
+export const grainKey = (grainId: string) => ROUTES.grain.path.replace('{grain_id}', grainId);
+export const GRAIN_LIST_KEY = ROUTES.grains.path;
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a
@@ -103,13 +192,11 @@ export const CONTENT_ADDRESSED = /^\/(assets|client)\/[^/]+\.[0-9a-f]{12}\.[a-z]
  * the OpenAPI document and the plain names of the files).
  */
 export type CacheClass = 'private' | 'immutable' | 'shared';
-export const cacheClassOf = (route: string): CacheClass =>
-  CONTENT_ADDRESSED.test(route)
-    ? 'immutable'
-    : route.startsWith('/api/') && route !== '/api/openapi.json'
-      ? 'private'
-      : 'shared';
-export const GRAIN_LIST_KEY = '/api/grains';
+export function cacheClassOf(route: string): CacheClass {
+  if (CONTENT_ADDRESSED.test(route)) return 'immutable';
+  const name = routeOf(route);
+  return name && ROUTES[name].access === 'key' ? 'private' : 'shared';
+}
 
 /**
  * The pages the gateway fills per request (docs/contract.md, The front door): the answers to the front door's form post

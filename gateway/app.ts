@@ -99,7 +99,7 @@ function counted(x: Exchange, d: Decision): GatewayResponse {
 
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
-  const register = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
+  const { register, registerForm } = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
   const health = createHealth(opts.site, store.status);
 
   function authorised(x: Exchange, account: Account | null): Answer {
@@ -176,6 +176,8 @@ export function createApp(opts: AppOptions) {
         }
         case 'register':
           return register(req, now).catch((err: unknown) => failure(err, head));
+        case 'register_form':
+          return registerForm(req, now);
         case 'revoke':
           return revoke(req, now);
       }

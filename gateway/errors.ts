@@ -4,6 +4,8 @@
 // plain 500 below, with nothing inside. test/error-catalogue.test.ts holds the catalogue against
 // the OpenAPI document.
 
+import { ROUTES } from '../build/site-format.ts';
+
 export class HttpError extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
   code = 'internal_error';
@@ -37,12 +39,13 @@ export const ERRORS = {
   // Keys and limits (docs/contract.md, Authentication and limits)
   missingKey: new HttpError(
     401,
-    'An API key is required: send it in the X-API-Key header. Get a free key with POST /api/register.',
+    `An API key is required: send it in the X-API-Key header. Get a free key with POST ${ROUTES.register.path}.`,
     CHALLENGE,
   ),
   invalidKey: new HttpError(
     401,
-    'The API key is not valid (unknown, mistyped or revoked). Register again with POST /api/register to get a new key.',
+    'The API key is not valid (unknown, mistyped or revoked). ' +
+      `Register again with POST ${ROUTES.register.path} to get a new key.`,
     CHALLENGE,
   ),
   keyInQuery: new HttpError(
@@ -55,8 +58,8 @@ export const ERRORS = {
     'Hourly request limit reached for this key. Retry after the number of seconds in Retry-After.',
   ),
   // Paths and queries (docs/contract.md, Errors and HTTP)
-  unknownGrain: new HttpError(404, 'Grain id not found. GET /api/grains lists the available grain ids.'),
-  notFound: new HttpError(404, 'Not found. The API is described at GET /api/openapi.json.'),
+  unknownGrain: new HttpError(404, `Grain id not found. GET ${ROUTES.grains.path} lists the available grain ids.`),
+  notFound: new HttpError(404, `Not found. The API is described at GET ${ROUTES.openapi.path}.`),
   badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
   repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
   badQuery: new HttpError(400, 'The URL is not valid percent-encoding: a % must start a UTF-8 byte in two hex digits.'),
@@ -80,12 +83,14 @@ export const ERRORS = {
   tooManyKeys: new HttpError(
     409,
     'This e-mail address already holds 5 live keys, the most an account may hold. Revoke one you no longer ' +
-      'use with DELETE /api/keys/current (sending that key in X-API-Key), or send a live key of this account ' +
+      `use with DELETE ${ROUTES.revokeKey.path} (sending that key in X-API-Key), or send a live key of this account ` +
       'in X-API-Key with this registration to replace it.',
   ),
-  unsupportedType: new HttpError(
+  unsupportedType: new HttpError(415, 'Send the registration as JSON (Content-Type: application/json).'),
+  unsupportedFormType: new HttpError(
     415,
-    'Send the registration as JSON (Content-Type: application/json) or as a form (application/x-www-form-urlencoded).',
+    'The registration form posts as application/x-www-form-urlencoded; ' +
+      `a program registers with JSON at POST ${ROUTES.register.path}.`,
   ),
   // The front door's form post
   badForm: new HttpError(400, 'The form must send one e-mail address, in its field "email".'),

@@ -6,48 +6,20 @@
 // the build's id and version: nothing a request sends, so no key, hash or e-mail can appear.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { ROUTE_NAMES, ROUTES, type RouteName, routeOf } from '../build/site-format.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { WRITE_FAILURES } from './store/store-status.ts';
 import type { Store, StoreObserver, StoreOperation } from './store/types.ts';
 
-/** The label of every path the gateway answers (the OpenAPI's templates); anything else is "other". */
-export const ROUTES = [
-  '/api/grains/{grain_id}',
-  '/api/grains',
-  '/api/changelog',
-  '/api/register',
-  '/api/keys/current',
-  '/health',
-  '/metrics',
-  '/api/openapi.json',
-  '/',
-  '/docs',
-  '/grade',
-  '/assets/*',
-  '/client/*',
-  'other',
-] as const;
+/** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
+export const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
+const INDEX = new Map<RouteName, number>(ROUTE_NAMES.map((name, i) => [name, i]));
+const OTHER = ROUTE_NAMES.length;
 
-/** Whether `url` is `path`, alone or with a query. */
-const is = (url: string, path: string) =>
-  url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63); /* "?" */
-
-/** A request target's route index in ROUTES; a few string comparisons, nothing allocated. */
-export function routeOf(url: string): number {
-  if (url.startsWith('/api/grains/')) return 0;
-  if (is(url, '/api/grains')) return 1;
-  if (is(url, '/api/changelog')) return 2;
-  if (is(url, '/api/register')) return 3;
-  if (is(url, '/api/keys/current')) return 4;
-  if (is(url, '/health')) return 5;
-  if (is(url, '/metrics')) return 6;
-  if (is(url, '/api/openapi.json')) return 7;
-  if (is(url, '/')) return 8;
-  if (is(url, '/docs')) return 9;
-  if (is(url, '/grade')) return 10;
-  if (url.startsWith('/assets/')) return 11;
-  if (url.startsWith('/client/')) return 12;
-  return 13;
+/** A request target's index in ROUTE_LABELS. */
+export function labelOf(url: string): number {
+  const name = routeOf(url);
+  return name === null ? OTHER : INDEX.get(name)!;
 }
 
 /** Request durations, seconds: a cached body is answered in well under a millisecond. */
@@ -127,11 +99,11 @@ export function createMetrics(opts: MetricsOptions) {
   collectDefaultMetrics({ register: registry });
   const expected = createHash('sha256').update(opts.token).digest();
 
-  const statuses = ROUTES.map(() => new Float64Array(600));
-  const durations = ROUTES.map(() => new Series(REQUEST_BUCKETS));
+  const statuses = ROUTE_LABELS.map(() => new Float64Array(600));
+  const durations = ROUTE_LABELS.map(() => new Series(REQUEST_BUCKETS));
   const storeTimes = OPERATIONS.map(() => new Series(STORE_BUCKETS));
   const storeErrors = OPERATIONS.map(() => 0);
-  const countOf = (route: string, status: number) => statuses[ROUTES.indexOf(route as never)]![status]!;
+  const countOf = (route: RouteName, status: number) => statuses[INDEX.get(route)!]![status]!;
   let storeKind = 'none';
 
   counter(
@@ -143,13 +115,13 @@ export function createMetrics(opts: MetricsOptions) {
       statuses.flatMap((byStatus, r) => {
         const series: [Labels, number][] = [];
         byStatus.forEach((n, status) => {
-          if (n > 0) series.push([{ route: ROUTES[r]!, status }, n]);
+          if (n > 0) series.push([{ route: ROUTE_LABELS[r]!, status }, n]);
         });
         return series;
       }),
   );
   registerHistogram(registry, 'gateway_http_request_duration_seconds', 'Time to answer, by route.', () =>
-    durations.map((s, r) => [{ route: ROUTES[r]! }, s]),
+    durations.map((s, r) => [{ route: ROUTE_LABELS[r]! }, s]),
   );
   counter(
     registry,
@@ -172,9 +144,9 @@ export function createMetrics(opts: MetricsOptions) {
   counter(
     registry,
     'gateway_registrations_total',
-    'Keys issued (201 from POST /api/register), rotations included.',
+    "Keys issued (201 from the API or the front door's form), rotations included.",
     [],
-    () => [[{}, countOf('/api/register', 201)]],
+    () => [[{}, countOf('register', 201) + countOf('registerForm', 201)]],
   );
   registerHistogram(registry, 'gateway_store_operation_duration_seconds', 'Store operations, by store and kind.', () =>
     storeTimes.map((s, i) => [{ store: storeKind, operation: OPERATIONS[i]! }, s]),
@@ -191,7 +163,7 @@ export function createMetrics(opts: MetricsOptions) {
     registry,
     /** Records one answered request: its target as received, status and duration. */
     request(url: string, status: number, seconds: number) {
-      const r = routeOf(url);
+      const r = labelOf(url);
       if (status >= 100 && status < 600) statuses[r]![status]!++;
       durations[r]!.observe(seconds);
     },

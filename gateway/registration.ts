@@ -3,8 +3,9 @@
 // object with a string `email`, trimmed and lower-cased, at most 254 characters, a pragmatic
 // local@domain.tld; the key is answered only once the store holds its hash durably. An account
 // holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
-// The front door's form posts the same as application/x-www-form-urlencoded, under the
-// same rules, and is answered with a page: the key once, or the form again with the error.
+// The front door's form posts the same as application/x-www-form-urlencoded to a route of its own
+// (site-format.ts, registerForm), under the same rules, and is answered with a page: the key once,
+// or the form again with the error. The API's operation stays JSON only.
 import { ORIGIN_PLACEHOLDER, PAGE_TEMPLATES } from '../build/site-format.ts';
 import { clientAddress, fromTrustedProxy, type TrustProxy } from './client-address.ts';
 import { ERRORS, HttpError } from './errors.ts';
@@ -126,6 +127,8 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     let typed = '';
     try {
       if (crossSite(req)) throw ERRORS.crossSiteForm;
+      if (mediaType(req.headers['content-type']) !== 'application/x-www-form-urlencoded')
+        throw ERRORS.unsupportedFormType;
       const r = await issue(req, now, async () => {
         const fields = new URLSearchParams((await readBody(req)).toString('utf8'));
         typed = fields.get('email') ?? '';
@@ -152,9 +155,5 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     }
   }
 
-  return function register(req: GatewayRequest, now: number): Promise<GatewayResponse> {
-    return mediaType(req.headers['content-type']) === 'application/x-www-form-urlencoded'
-      ? viaForm(req, now)
-      : viaJson(req, now);
-  };
+  return { register: viaJson, registerForm: viaForm };
 }

@@ -1,14 +1,23 @@
 // Request line → what to do: which endpoint, and for data endpoints the key of the precomputed
 // body (the same canonical key the build wrote), or the error to give. No I/O here.
-import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, changelogKey } from '../build/site-format.ts';
+import {
+  CHANGELOG_DEFAULT_LIMIT,
+  CHANGELOG_MAX_LIMIT,
+  changelogKey,
+  GRAIN_LIST_KEY,
+  grainKey,
+  paramOf,
+  ROUTES,
+  type RouteName,
+  type RouteRow,
+  routeOf,
+} from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource, Site } from './site.ts';
 
-export type Endpoint = 'register' | 'revoke' | 'health' | 'metrics' | 'public' | 'data';
-
 export type Routed =
   | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: 'register' | 'revoke' | 'health' | 'metrics' }
+  | { endpoint: 'register' | 'register_form' | 'revoke' | 'health' | 'metrics' }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
   | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
@@ -81,11 +90,11 @@ function exactRoutes(site: Site): Map<string, Routed> {
     table = new Map<string, Routed>();
     const data = (key: string): Routed =>
       Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
-    for (const id of site.grainIds.values()) table.set(`/api/grains/${id}`, data(`/api/grains/${id}`));
-    table.set('/api/grains', data('/api/grains'));
+    for (const id of site.grainIds.values()) table.set(grainKey(id), data(grainKey(id)));
+    table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY));
     const changelogRoute = changelog('', site);
     table.set(
-      '/api/changelog',
+      ROUTES.changelog.path,
       changelogRoute.endpoint === 'data' && changelogRoute.key !== undefined
         ? data(changelogRoute.key)
         : changelogRoute,
@@ -105,6 +114,27 @@ function originForm(url: string): string {
   return rest === '' || rest[0] === '?' ? `/${rest}` : rest;
 }
 
+/** A data route's body key from the rest of the request, or the error to give once the key is checked. */
+const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) => Routed>> = {
+  grains: () => ({ endpoint: 'data', key: GRAIN_LIST_KEY }),
+  changelog: (_path, query, site) => changelog(query, site),
+  grain: (path, _query, site) => {
+    // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
+    const raw = decodePath(paramOf('grain', path));
+    const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+    if (id) return { endpoint: 'data', key: grainKey(id) };
+    return { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
+  },
+};
+
+/** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
+const notAllowed = (row: RouteRow): HttpError =>
+  row.methods.includes('GET')
+    ? ERRORS.notAllowedGet
+    : row.methods.includes('POST')
+      ? ERRORS.notAllowedPost
+      : ERRORS.notAllowedDelete;
+
 export function route(method: string, target: string, site: Site): Routed {
   const url = target.charCodeAt(0) === 47 /* "/" */ ? target : originForm(target);
   if (method === 'GET' || method === 'HEAD') {
@@ -114,41 +144,23 @@ export function route(method: string, target: string, site: Site): Routed {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
-  const get = method === 'GET' || method === 'HEAD';
 
   // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
   if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
-  if (path === '/api/register')
-    return method === 'POST' ? { endpoint: 'register' } : { endpoint: null, error: ERRORS.notAllowedPost };
-  // docs/contract.md, Keys and registration: a key revokes itself
-  if (path === '/api/keys/current')
-    return method === 'DELETE' ? { endpoint: 'revoke' } : { endpoint: null, error: ERRORS.notAllowedDelete };
-
+  const name = routeOf(path);
+  if (name === null) return { endpoint: null, error: ERRORS.notFound };
+  const row: RouteRow = ROUTES[name];
   // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
-  if (path === '/metrics') return { endpoint: 'metrics' };
-
-  let routed: Routed;
-  if (path === '/health') routed = { endpoint: 'health' };
-  else if (
-    path === '/api/openapi.json' ||
-    path === '/' ||
-    path === '/docs' ||
-    path === '/grade' ||
-    path.startsWith('/assets/') ||
-    path.startsWith('/client/')
-  )
-    routed = { endpoint: 'public', key: path };
-  else if (path === '/api/grains') routed = { endpoint: 'data', key: '/api/grains' };
-  else if (path === '/api/changelog') routed = changelog(query, site);
-  else if (path.startsWith('/api/grains/')) {
-    // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
-    const raw = decodePath(path.slice('/api/grains/'.length));
-    const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
-    routed = id
-      ? { endpoint: 'data', key: `/api/grains/${id}` }
-      : { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
-  } else return { endpoint: null, error: ERRORS.notFound };
-  return get ? routed : { endpoint: null, error: ERRORS.notAllowedGet };
+  if (row.answer === 'metrics') return { endpoint: 'metrics' };
+  if (!row.methods.includes(method as RouteRow['methods'][number])) return { endpoint: null, error: notAllowed(row) };
+  switch (row.answer) {
+    case 'data':
+      return DATA[name]!(path, query, site);
+    case 'public':
+      return { endpoint: 'public', key: path };
+    default:
+      return { endpoint: row.answer };
+  }
 }
 
 function hasKeyInQuery(query: string): boolean {

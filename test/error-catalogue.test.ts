@@ -84,25 +84,26 @@ const CASES: Case[] = [
     body: 'x'.repeat(2000),
   },
   { error: 'badJson', gw: 'main', op: REGISTER, method: 'POST', path: '/api/register', headers: json, body: '[]' },
-  // the front door's form post: answered with a page
-  {
-    error: 'badForm',
-    gw: 'main',
-    op: REGISTER,
-    method: 'POST',
-    path: '/api/register',
-    headers: form,
-    body: 'x=1',
-    page: true,
-  },
+  // the front door's form post, a route of its own outside the API: answered with a page
+  { error: 'badForm', gw: 'main', op: null, method: 'POST', path: '/register', headers: form, body: 'x=1', page: true },
   {
     error: 'crossSiteForm',
     gw: 'main',
-    op: REGISTER,
+    op: null,
     method: 'POST',
-    path: '/api/register',
+    path: '/register',
     headers: { ...form, 'sec-fetch-site': 'cross-site' },
     body: 'email=a%40example.com',
+    page: true,
+  },
+  {
+    error: 'unsupportedFormType',
+    gw: 'main',
+    op: null,
+    method: 'POST',
+    path: '/register',
+    headers: json,
+    body: '{"email":"a@example.com"}',
     page: true,
   },
   {
@@ -196,6 +197,7 @@ const CASES: Case[] = [
   { error: 'notFound', gw: 'main', op: null, path: '/api/nothing' },
   { error: 'notAllowedGet', gw: 'main', op: null, method: 'DELETE', path: '/api/grains' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/api/register' },
+  { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/register' },
 ];
 
 /** What never becomes a request: raw bytes on a socket, answered by server.ts. */
@@ -314,9 +316,10 @@ describe('error catalogue against the OpenAPI document', () => {
       if (c.op) produced.set(c.op, (produced.get(c.op) ?? new Set()).add(res.status));
       if (c.op === null && res.status === 405) {
         const path = c.path.split('?')[0]!;
-        const methods = Object.keys(doc.paths[path] ?? {}).map((m) => m.toUpperCase());
-        const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-        assert.equal(res.headers.allow, allowed.join(', '), 'Allow names the methods the document lists');
+        // the form's route is no operation of the API: it takes a POST alone
+        const methods =
+          path === '/register' ? ['POST'] : Object.keys(doc.paths[path] ?? {}).map((m) => m.toUpperCase());
+        assert.equal(res.headers.allow, methods.join(', '), 'Allow names the methods the document lists');
       }
       if (c.op === null && res.status === 404) assert.equal(doc.paths[c.path], undefined);
     });
@@ -348,6 +351,7 @@ describe('error catalogue against the OpenAPI document', () => {
     const documented = new Map<string, Set<number>>();
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
+        if (method === 'head') continue; // a GET's twin, held to it below
         const errors = Object.keys(op.responses)
           .map(Number)
           .filter((s) => s >= 400);
@@ -357,5 +361,33 @@ describe('error catalogue against the OpenAPI document', () => {
     const sorted = (m: Map<string, Set<number>>) =>
       Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)).map(([op, s]) => [op, [...s].sort()]));
     assert.deepEqual(sorted(produced), sorted(documented));
+  });
+
+  it('declares HEAD wherever GET is, with the same answers and no body', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const ops = item as Record<string, { responses: Record<string, { content?: unknown }> }>;
+      if (!ops.get) continue;
+      assert.ok(ops.head, `HEAD ${path} is declared`);
+      assert.deepEqual(Object.keys(ops.head.responses), Object.keys(ops.get.responses), `HEAD ${path}'s statuses`);
+      for (const [status, r] of Object.entries(ops.head.responses))
+        assert.equal(r.content, undefined, `HEAD ${path} ${status} declares no body`);
+    }
+  });
+
+  it('every operation under /api/ answers JSON alone (the form posts elsewhere)', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, r] of Object.entries(op.responses as Record<string, { content?: object }>)) {
+          const types = Object.keys(r.content ?? {});
+          assert.ok(
+            types.every((t) => t === 'application/json'),
+            `${method.toUpperCase()} ${path} ${status}: ${types.join(', ')}`,
+          );
+        }
+        const body = (op as { requestBody?: { content: object } }).requestBody;
+        if (body) assert.deepEqual(Object.keys(body.content), ['application/json'], `${path}'s request body`);
+      }
+    }
   });
 });

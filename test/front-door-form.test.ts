@@ -1,5 +1,5 @@
-// The front door's registration without JavaScript. The form posts url-encoded to
-// /api/register and is answered with a page: the key once (with the next command, built from the
+// The front door's registration without JavaScript. The form posts url-encoded to a route of
+// its own (/register, outside the API) and is answered with a page: the key once (with the next command, built from the
 // origin asked), or the form again with the error next to the field. Real gateway, real HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { get, keysIssuedSoFar, request, startTestGateway, type TestGateway } fro
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
 const post = (t: TestGateway, body: string, headers: Record<string, string> = {}) =>
-  request(t.url, '/api/register', { method: 'POST', headers: { ...FORM, ...headers }, body });
+  request(t.url, '/register', { method: 'POST', headers: { ...FORM, ...headers }, body });
 
 describe('registration by form post', () => {
   let t: TestGateway;
@@ -22,9 +22,9 @@ describe('registration by form post', () => {
     await tight.close();
   });
 
-  it('the home page form posts (never GETs) to /api/register, and works without a script', async () => {
+  it('the home page form posts (never GETs) to /register, and works without a script', async () => {
     const html = (await get(t.url, '/')).text();
-    assert.match(html, /<form id="register-form" method="post" action="\/api\/register" novalidate>/);
+    assert.match(html, /<form id="register-form" method="post" action="\/register"\s+data-api="\/api\/register"/);
     assert.match(html, /<input id="email" name="email" type="email"/);
   });
 
@@ -75,7 +75,7 @@ describe('registration by form post', () => {
   for (const [what, body, headers, status, message] of refused) {
     it(`answers ${status} with the form again and the error beside the field for ${what}; nothing is made`, async () => {
       const sent = { 'content-type': FORM['content-type'], ...headers };
-      const r = await request(t.url, '/api/register', { method: 'POST', headers: sent, body });
+      const r = await request(t.url, '/register', { method: 'POST', headers: sent, body });
       assert.equal(r.status, status);
       assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
       assert.equal(r.headers['cache-control'], 'no-store');
@@ -99,6 +99,26 @@ describe('registration by form post', () => {
     assert.equal(r.status, 400);
     assert.ok(r.text().includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'), 'escaped in the value');
     assert.doesNotMatch(r.text(), /<script>alert/);
+  });
+
+  it('answers a JSON body with the form again, naming the API route a program uses; nothing is made', async () => {
+    const r = await post(t, '{"email":"json-to-form@example.com"}', { 'content-type': 'application/json' });
+    assert.equal(r.status, 415);
+    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+    assert.ok(r.text().includes(MESSAGES.unsupportedFormType.replace(/'/g, '&#39;')), 'the sentence is on the page');
+    assert.equal(await t.gateway.store.show('json-to-form@example.com'), null);
+  });
+
+  it('the API route takes JSON only: a form body there is a JSON 415, nothing is made', async () => {
+    const r = await request(t.url, '/api/register', {
+      method: 'POST',
+      headers: FORM,
+      body: 'email=api-form%40example.com',
+    });
+    assert.equal(r.status, 415);
+    assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(r.json().code, 'unsupported_type');
+    assert.equal(await t.gateway.store.show('api-form@example.com'), null);
   });
 
   it('shares the per-address limit with the JSON registration: 429 with Retry-After, on a page', async () => {

@@ -103,7 +103,7 @@ describe('upstream static origin', () => {
     const b = await startTestGateway({ UPSTREAM_URL: doomed.url, SITE_DIR: '/nonexistent' });
     try {
       // the form's page templates are missing too: its answer is a plain page, still with the key
-      const form = await request(a.url, '/api/register', {
+      const form = await request(a.url, '/register', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: 'email=form-missing%40example.com',

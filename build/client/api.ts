@@ -3,6 +3,7 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
+import { GRAIN_LIST_KEY, grainKey, ROUTES } from '../site-format.ts';
 import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 
 export interface RateLimit {
@@ -128,14 +129,14 @@ export function createClient(opts: ClientOptions) {
   const backoff = (attempt: number) => Math.round(200 * 2 ** attempt * (0.5 + random() / 2));
 
   return {
-    listGrains: () => get<GrainList>('/api/grains'),
-    getGrain: (id: string) => get<Record_>(`/api/grains/${encodeURIComponent(id)}`),
+    listGrains: () => get<GrainList>(GRAIN_LIST_KEY),
+    getGrain: (id: string) => get<Record_>(grainKey(encodeURIComponent(id))),
     changelog: (q: { grain_id?: string; limit?: number } = {}) => {
       const params = new URLSearchParams();
       if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);
       if (q.limit !== undefined) params.set('limit', String(q.limit));
       const query = params.toString();
-      return get<Changelog>(`/api/changelog${query ? `?${query}` : ''}`);
+      return get<Changelog>(`${ROUTES.changelog.path}${query ? `?${query}` : ''}`);
     },
   };
 }

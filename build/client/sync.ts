@@ -8,6 +8,7 @@
 // mirror exactly as it was.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { GRAIN_LIST_KEY, grainKey, ROUTES, routeOf } from '../site-format.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient, type RateLimit } from './api.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
@@ -35,9 +36,9 @@ export class SyncError extends Error {}
 
 const STATE = 'sync-state.json';
 const fileOf = (path: string) =>
-  path === '/api/grains'
+  path === GRAIN_LIST_KEY
     ? 'grains.json'
-    : path.startsWith('/api/changelog')
+    : routeOf(path) === 'changelog'
       ? 'changelog.json'
       : `grains/${basename(path)}.json`;
 
@@ -104,7 +105,7 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
   const changed: string[] = [];
   for (const id of ids) {
-    const path = `${GRAIN}${id}`;
+    const path = grainKey(id);
     const record = await ask(client.getGrain(id));
     files.set(fileOf(path), record.text);
     const kind = !(path in state) ? 'new' : record.notModified || record.etag === state[path] ? 'unchanged' : 'changed';
@@ -124,7 +125,7 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     log(`${id}: changed with no new changelog entry naming it (a rollback, or a build published without one)`);
   }
   const etags: Record<string, string> = {};
-  for (const path of ['/api/changelog', '/api/grains', ...ids.map((id) => `${GRAIN}${id}`)]) {
+  for (const path of [ROUTES.changelog.path, GRAIN_LIST_KEY, ...ids.map(grainKey)]) {
     const etag = fresh.get(path)?.etag ?? state[path];
     if (etag) etags[path] = etag;
   }
@@ -133,7 +134,7 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   return done(records, true, unannounced);
 }
 
-const GRAIN = '/api/grains/';
+const GRAIN = grainKey('');
 
 /**
  * What the service counted, from the X-RateLimit-Used of each answer: the rises between answers

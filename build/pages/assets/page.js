@@ -83,7 +83,7 @@
     error.textContent = '';
     input.removeAttribute('aria-invalid');
     button.disabled = true;
-    fetch('/api/register', {
+    fetch(form.dataset.api, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ email: input.value }),
@@ -97,7 +97,7 @@
       .then(function (r) {
         if (r.status === 201 && r.body && r.body.api_key) {
           keyField.textContent = r.body.api_key;
-          curl.textContent = "curl -H 'X-API-Key: " + r.body.api_key + "' '" + location.origin + "/api/grains'";
+          curl.textContent = "curl -H 'X-API-Key: " + r.body.api_key + "' '" + location.origin + form.dataset.example + "'";
           status.textContent = '';
           form.hidden = true;
           result.hidden = false;

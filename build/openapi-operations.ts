@@ -1,0 +1,174 @@
+// What each API operation of the route table (site-format.ts) says of itself in the OpenAPI
+// document: its id, tag and words, parameters and answers. Paths, methods and whether a key is
+// needed come from the table itself (openapi.ts).
+import {
+  conditionals,
+  dataOperation,
+  etagHeader,
+  jsonBody,
+  keyInUrl,
+  preconditionFailed,
+  ref,
+  retryAfter,
+  storeDown,
+  unauthorised,
+  upstream,
+} from './openapi-parts.ts';
+import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, ROUTES, type RouteName } from './site-format.ts';
+
+export interface OperationText {
+  operationId: string;
+  tag: 'data' | 'keys' | 'service';
+  summary: string;
+  description: string;
+}
+
+/** The operations, keyed by their route's name: their words, then their parameters and answers. */
+export function operations(ids: string[], liveKeyCap: number) {
+  const grainIdParameter = (where: 'path' | 'query', description: string) => ({
+    name: 'grain_id',
+    in: where,
+    required: where === 'path',
+    description,
+    schema: { type: 'string', examples: ids },
+  });
+  const ops: Partial<Record<RouteName, OperationText & Record<string, unknown>>> = {
+    register: {
+      operationId: 'register',
+      tag: 'keys',
+      summary: 'Get a free API key',
+      description:
+        'Issues a free API key to an e-mail address; the key is shown only in this answer. Registering again ' +
+        'issues another key and revokes nothing; send a live key of the same account in X-API-Key to replace ' +
+        `it (a rotation). An account holds at most ${liveKeyCap} live keys.`,
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('RegistrationRequest') } },
+      },
+      responses: {
+        '201': jsonBody('Registration', 'the new key, shown only this once'),
+        '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
+        '409': jsonBody(
+          'Error',
+          `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one`,
+        ),
+        '413': jsonBody('Error', 'the body is larger than 1 KiB'),
+        '415': jsonBody('Error', 'the body is not application/json'),
+        '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
+        '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
+      },
+    },
+    revokeKey: {
+      operationId: 'revokeCurrentKey',
+      tag: 'keys',
+      summary: 'Revoke the key sent in X-API-Key',
+      description:
+        'Revokes the key the request is sent with: from then on it is refused with 401. ' +
+        'Other keys of the account go on working.',
+      responses: {
+        '204': { description: 'revoked' },
+        '400': jsonBody('Error', keyInUrl),
+        '401': { ...unauthorised, description: 'missing, malformed, unknown or already revoked X-API-Key' },
+        '503': storeDown,
+      },
+    },
+    grains: {
+      operationId: 'listGrains',
+      tag: 'data',
+      summary: 'List the supported grain classes',
+      description: 'One summary per supported grain class, without factor data, in the dataset order.',
+      ...dataOperation('GrainList'),
+    },
+    grain: {
+      operationId: 'getGrain',
+      tag: 'data',
+      summary: 'One grain class with all its factor groups, factors and thresholds',
+      description: 'The grading factor table of one grain class, with the fields a program grades with.',
+      ...dataOperation('GrainRecord', {
+        parameters: [grainIdParameter('path', 'matched case-insensitively'), ...conditionals],
+        responses: { '404': jsonBody('Error', `unknown grain id; see GET ${ROUTES.grains.path}`) },
+      }),
+    },
+    changelog: {
+      operationId: 'getChangelog',
+      tag: 'data',
+      summary: 'Dataset updates, newest first',
+      description:
+        'The dataset updates, newest first (effective_date, then created_at descending); ' +
+        'a client detects a change by polling it.',
+      ...dataOperation('Changelog', {
+        parameters: [
+          grainIdParameter('query', 'keep entries affecting this class (case-insensitive)'),
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            schema: { type: 'integer', minimum: 1, maximum: CHANGELOG_MAX_LIMIT, default: CHANGELOG_DEFAULT_LIMIT },
+          },
+          ...conditionals,
+        ],
+        responses: {
+          '400': jsonBody(
+            'Error',
+            `limit is not an integer from 1 to ${CHANGELOG_MAX_LIMIT}, a parameter is repeated, or ${keyInUrl}`,
+          ),
+          '404': jsonBody('Error', `unknown grain_id; see GET ${ROUTES.grains.path}`),
+        },
+      }),
+    },
+    openapi: {
+      operationId: 'getOpenApi',
+      tag: 'service',
+      summary: 'This document (no key needed)',
+      description: 'The OpenAPI 3.1 document of the whole API.',
+      responses: {
+        '200': {
+          description: 'OpenAPI 3.1 document',
+          headers: etagHeader,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['openapi', 'info', 'paths'],
+                properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+                description: 'this document',
+              },
+            },
+          },
+        },
+        '304': { description: 'not modified: the ETag sent in If-None-Match is current', headers: etagHeader },
+        '400': jsonBody('Error', keyInUrl),
+        '412': preconditionFailed,
+        ...upstream,
+      },
+    },
+    health: {
+      operationId: 'getHealth',
+      tag: 'service',
+      summary: 'Liveness and the dataset version being served (no key needed)',
+      description: 'Whether all is well (`status`, and `reason` when not): the store, the build served, one refused.',
+      responses: {
+        '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
+        '400': jsonBody('Error', keyInUrl),
+      },
+    },
+  };
+  return ops;
+}
+
+/** A HEAD operation from its GET: the same parameters and answers, each without a body. */
+export function headOf(get: Record<string, unknown> & Omit<OperationText, 'tag'>) {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, { description: string; headers?: object }>).map(([status, r]) => [
+      status,
+      { description: r.description, ...(r.headers ? { headers: r.headers } : {}) },
+    ]),
+  );
+  return {
+    ...get,
+    operationId: `${get.operationId}Head`,
+    summary: `${get.summary}: the headers alone (HEAD)`,
+    description: `The same as GET, answering its status and headers without a body. ${get.description}`,
+    responses,
+  };
+}

@@ -1,0 +1,72 @@
+// The pieces the OpenAPI document's operations share: bodies, headers, and the error answers
+// every data operation can give (docs/contract.md, Errors and HTTP).
+import { ROUTES } from './site-format.ts';
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const jsonBody = (schema: string, description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref(schema) } },
+});
+export const header = (description: string, type = 'integer') => ({ description, schema: { type } });
+
+export const rateHeaders = {
+  'X-RateLimit-Limit': header('requests allowed per window'),
+  'X-RateLimit-Remaining': header('requests left in the current window'),
+  'X-RateLimit-Used': header('requests counted in the current window'),
+  'X-RateLimit-Reset': header('when the window resets, in epoch seconds'),
+  RateLimit: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
+  'RateLimit-Policy': header('IETF draft form: "default";q=<limit>;w=3600', 'string'),
+};
+export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
+export const dataHeaders = { ...etagHeader, ...rateHeaders };
+
+export const keyInUrl = 'an API key in the URL (keys are accepted only in X-API-Key; replace such a key)';
+/** UPSTREAM_URL mode: the bodies come from a static origin. */
+export const upstream = {
+  '502': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies failed'),
+  '504': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies did not answer in time'),
+};
+export const retryAfter = { 'Retry-After': header('seconds to wait') };
+export const storeDown = {
+  ...jsonBody('Error', 'REDIS_URL mode: the key store is unavailable and this key was not verified recently'),
+  headers: retryAfter,
+};
+export const unauthorised = {
+  ...jsonBody('Error', `missing, malformed, unknown or revoked X-API-Key; register at POST ${ROUTES.register.path}`),
+  headers: { 'WWW-Authenticate': header('ApiKey realm="grain-grading-tables", header="X-API-Key"', 'string') },
+};
+export const preconditionFailed = jsonBody('Error', 'If-Match names no current representation (strong comparison)');
+const errors = {
+  '401': unauthorised,
+  '429': {
+    ...jsonBody('Error', 'hourly limit reached'),
+    headers: { 'Retry-After': header('seconds until the window resets (at least 1)'), ...rateHeaders },
+  },
+  ...upstream,
+  '503': storeDown,
+};
+
+export const conditionals = [
+  { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+  { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+];
+
+/** A data operation: 200 with the schema, a free 304, and the key, limit and store errors. */
+export function dataOperation(schema: string, extra: { parameters?: object[]; responses?: object } = {}) {
+  return {
+    parameters: extra.parameters ?? conditionals,
+    responses: {
+      '200': { ...jsonBody(schema, 'the data'), headers: dataHeaders },
+      '304': {
+        description:
+          'not modified: the ETag sent in If-None-Match is current ' +
+          '(not counted, and answered also when the hour is spent)',
+        headers: dataHeaders,
+      },
+      '400': jsonBody('Error', keyInUrl),
+      ...extra.responses,
+      '412': preconditionFailed,
+      ...errors,
+    },
+  };
+}
