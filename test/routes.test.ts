@@ -1,0 +1,95 @@
+// The router (gateway/routes.ts) against the route table (build/site-format.ts): every row is
+// served with exactly its methods and its answer, nothing outside the table is, and every body
+// the build publishes sits under a row. Table-driven, no socket.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import {
+  fileIn,
+  grainKey,
+  PAGE_TEMPLATES,
+  ROUTE_NAMES,
+  ROUTES,
+  type RouteName,
+  routeOf,
+} from '../build/site-format.ts';
+import { ERRORS } from '../gateway/errors.ts';
+import { route } from '../gateway/routes.ts';
+import { loadSiteFromDisk, type Site } from '../gateway/site.ts';
+import { realSiteDir } from './helpers/gateway.ts';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'];
+
+/** A request path for each row: its template filled, or a file in its folder. */
+const SAMPLE_PATH: Record<RouteName, string> = Object.fromEntries(
+  ROUTE_NAMES.map((name) => {
+    const { path } = ROUTES[name];
+    if (name === 'grain') return [name, grainKey('CWRS')];
+    if (path.endsWith('/*'))
+      return [name, fileIn(name as 'assets' | 'client', name === 'assets' ? 'site.css' : 'grade.js')];
+    return [name, path];
+  }),
+) as Record<RouteName, string>;
+
+describe('the router serves exactly the route table', () => {
+  let site: Site;
+  before(async () => {
+    site = await loadSiteFromDisk(realSiteDir());
+  });
+
+  for (const name of ROUTE_NAMES) {
+    const row = ROUTES[name];
+    const path = SAMPLE_PATH[name];
+    it(`${row.path}: ${row.methods.join(', ')} → ${row.answer}; any other method is refused`, () => {
+      assert.equal(routeOf(path), name, 'the table names the path');
+      for (const method of METHODS) {
+        const r = route(method, path, site);
+        // /metrics answers any method once its token is checked: without it, it is an unknown path (app.ts)
+        if (row.answer === 'metrics') {
+          assert.equal(r.endpoint, 'metrics', method);
+          continue;
+        }
+        if (!(row.methods as readonly string[]).includes(method)) {
+          assert.equal(r.endpoint, null, `${method} ${path}`);
+          assert.equal((r as { error: { status: number } }).error.status, 405, `${method} ${path}`);
+          continue;
+        }
+        assert.equal(r.endpoint, row.answer, `${method} ${path}`);
+        if (r.endpoint === 'data') assert.ok(r.resource ?? site.routes.get(r.key!), `${method} ${path}: a body`);
+        if (r.endpoint === 'public') assert.ok(site.routes.get(r.key), `${method} ${path}: a body`);
+      }
+    });
+  }
+
+  const outside = [
+    '/api',
+    '/api/',
+    '/api/grain',
+    '/api/keys',
+    '/api/keys/other',
+    '/healthz',
+    '/docs/x',
+    '/gradex',
+    '/x',
+  ];
+  for (const path of outside) {
+    it(`${path} is outside the table: 404 for every method`, () => {
+      assert.equal(routeOf(path), null);
+      for (const method of METHODS)
+        assert.deepEqual(route(method, path, site), { endpoint: null, error: ERRORS.notFound });
+    });
+  }
+
+  it('every body the build publishes is under a row, but the page templates the gateway fills', () => {
+    const templates = new Set<string>(Object.values(PAGE_TEMPLATES));
+    const orphans = [...site.routes.keys()].filter((key) => !templates.has(key) && routeOf(key) === null);
+    assert.deepEqual(orphans, []);
+    for (const name of ROUTE_NAMES) {
+      const { answer } = ROUTES[name];
+      if (answer !== 'data' && answer !== 'public') continue;
+      assert.ok(
+        [...site.routes.keys()].some((key) => routeOf(key) === name),
+        `${ROUTES[name].path} has a body in the build`,
+      );
+    }
+  });
+});
