@@ -2,7 +2,9 @@
 // Measures the gateway against the physical limit on this machine, in one run, as ratios:
 // (a) the gateway on the embedded store, (b) the gateway on Redis when one answers on 6379,
 // (c) nginx serving the same build output as static files when nginx is installed, (d) a bare
-// node:http server answering the same bytes from memory. Each server gets CPU 0 and the load
+// node:http server answering the same bytes from memory; then the requests clients really send (the
+// br-encoded 200 and the 304) against a bare server and nginx replaying the gateway's bytes, and the
+// gateway's idle memory and start-up (real-request.ts, footprint.ts). Each server gets CPU 0 and the load
 // generator CPU 1 (taskset), so each side has one core whatever the other does. The targets of a
 // scenario run in alternated rounds while all of them are up, and each figure is the median of its
 // rounds: a shared machine drifts within minutes, and a ratio of two single runs taken one after
@@ -19,6 +21,7 @@ import {
   HAS_NGINX,
   HAS_TASKSET,
   HAS_WRK,
+  NGINX_MISSING,
   opt,
   ROUNDS,
   root,
@@ -27,9 +30,12 @@ import {
   work,
 } from './context.ts';
 import { seedAccounts, unknownKeys } from './data.ts';
+import { footprint } from './footprint.ts';
 import { drive, type Load, latencyAt, median, probe, rounds, rssOf, type Target } from './load.ts';
+import { realRequests } from './real-request.ts';
 import { type Row, reportOf, writeReport } from './report.ts';
-import { type Running, reachable, startBare, startGateway, startNginx } from './servers.ts';
+import { productionReport } from './report-production.ts';
+import { bundleForBench, type Running, reachable, startBare, startGateway, startNginx } from './servers.ts';
 
 async function main() {
   const started = new Date();
@@ -40,6 +46,7 @@ async function main() {
   const pointer = readPointer(siteDir)!;
   const manifest = JSON.parse(readFileSync(join(siteDir, pointer.dir, MANIFEST_FILE), 'utf8')) as Manifest;
   const RECORD = '/api/grains/CWRS';
+  bundleForBench();
   const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;
   const rows: Row[] = [];
   const log = (r: Row) => {
@@ -170,7 +177,7 @@ async function main() {
       scenario: 'authorised GET (24 KB)',
       target: 'nginx',
       result: null,
-      note: 'not installed (apt-get install nginx to include it)',
+      note: NGINX_MISSING,
     });
 
   // p99 at half the gateway's maximum, and the paced client's own floor: the bare server at the
@@ -198,6 +205,7 @@ async function main() {
 
   await scenario('304 revalidation', a, { ...notModifiedProbe, body: Buffer.alloc(0) }, revalidate, extra304);
   await nginx?.stop();
+  const real = await realRequests(a, keys1k, RECORD);
   await scenario('401 flood (unknown keys)', a, unknownProbe, unknown);
   await scenario('registration burst', a, regProbe, { path: '/api/register', registrations: true });
   await a.stop();
@@ -245,8 +253,9 @@ async function main() {
       rss: s.rss,
     });
   for (const s of scaled) await s.gateway.stop();
+  const idle = await footprint(siteDir);
   const report = reportOf({ started, rows, halfRate, halfRuns, p99Half, p99HalfBare, scale });
-  writeReport(resolve(opt.out!), report);
+  writeReport(resolve(opt.out!), `${report}\n${productionReport(idle, real)}`);
   console.log(`\nwrote ${opt.out}`);
 }
 

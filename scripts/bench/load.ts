@@ -190,18 +190,19 @@ export async function rounds(targets: Target[]): Promise<Map<string, Result>> {
 }
 
 /**
- * Every target loaded at once, ROUNDS times (one wrk each, all on the load generator's CPU): the
+ * Every target loaded at once, `count` times (one wrk each, all on the load generator's CPU): the
  * servers share CPU 0 at the same moments, so whatever else the machine does falls on all of them
  * alike. Each round compares the targets' CPU time per request with `base`'s in that round; per
  * target, the median of those ratios (base ÷ target: below 1 is dearer than base) and of the
- * figures. Steadier than alternated rounds for a difference of a few percent (docs/performance.md).
+ * figures, and each round's CPU time (`each`) to compare any other pair the same way. Steadier
+ * than alternated rounds for a difference of a few percent (docs/performance.md).
  */
-export async function together(targets: Target[], base: string) {
+export async function together(targets: Target[], base: string, count = ROUNDS) {
   const runs = new Map<string, { cpuUs: number[]; rps: number[]; ratio: number[] }>(
     targets.map((t) => [t.name, { cpuUs: [], rps: [], ratio: [] }]),
   );
   await Promise.all(targets.map((t) => drive(t.url, t.load, WARMUP)));
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < count; r++) {
     const cpu0 = targets.map((t) => cpuSeconds(t.pid!));
     const results = await Promise.all(targets.map((t) => drive(t.url, t.load, DURATION)));
     const cpuUs = targets.map((t, i) => ((cpuSeconds(t.pid!) - cpu0[i]!) * 1e6) / (results[i]!.rps * DURATION));
@@ -222,15 +223,27 @@ export async function together(targets: Target[], base: string) {
         ratio: median(run.ratio),
         lowest: Math.min(...run.ratio),
         highest: Math.max(...run.ratio),
+        each: run.cpuUs,
       },
     ]),
   );
 }
+export type AtOnce = Awaited<ReturnType<typeof together>>;
 
+/** The peak RSS of a process, in MiB. */
 export const rssOf = (pid: number) => {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmHWM:\s+(\d+)/.exec(s)![1]) / 1024;
+  } catch {
+    return NaN;
+  }
+};
+
+/** The RSS of a process now, in MiB. */
+export const currentRss = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
   } catch {
     return NaN;
   }

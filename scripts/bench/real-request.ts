@@ -1,0 +1,94 @@
+// The requests clients and CDNs really send, against what serves the same bytes best: the
+// br-encoded 200 (Accept-Encoding: br, gzip) and the 304 (If-None-Match with the current ETag),
+// and the identity 200 the rest of the bench measures, for comparison. Each is answered by the
+// gateway, by a bare node:http server and by one nginx worker, the last two replaying the
+// gateway's own status, headers and bytes for that request (captured first). Measured two ways:
+// alternated rounds (req/s, each server alone on CPU 0) and every server loaded at once (CPU time
+// a request, compared within each round), the figure to judge a ratio by on a shared machine
+// (docs/performance.md, Method).
+import { readFileSync } from 'node:fs';
+import { AT_ONCE_ROUNDS, HAS_NGINX, NGINX_MISSING } from './context.ts';
+import { type AtOnce, type Load, median, probe, type Result, rounds, type Target, together } from './load.ts';
+import { type Captured, startNginxReplay } from './replay.ts';
+import { type Running, startBare } from './servers.ts';
+
+export const GATEWAY = 'gateway';
+export const BARE = 'bare node:http';
+export const NGINX = 'nginx (1 worker)';
+
+export interface RealCase {
+  name: string;
+  /** The gateway's answer, as the replaying servers send it. */
+  sample: Captured;
+  alternated: Map<string, Result>;
+  atOnce: AtOnce;
+}
+
+const header = (c: Captured, name: string) => c.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+
+/** The median over rounds of `of`'s CPU time a request ÷ the gateway's, both loaded at once. */
+export function atOnceRatio(c: RealCase, of: string): { median: number; lowest: number; highest: number } {
+  const g = c.atOnce.get(GATEWAY)!.each;
+  const t = c.atOnce.get(of)?.each;
+  if (!t) return { median: NaN, lowest: NaN, highest: NaN };
+  const r = g.map((x, i) => t[i]! / x);
+  return { median: median(r), lowest: Math.min(...r), highest: Math.max(...r) };
+}
+
+export async function realRequests(gateway: Running, keysFile: string, path: string): Promise<RealCase[]> {
+  const key = readFileSync(keysFile, 'utf8').split('\n')[0]!;
+  const br = { 'Accept-Encoding': 'br, gzip' };
+  const brSample = await probe(gateway.url, path, { 'x-api-key': key, ...br });
+  if (brSample.status !== 200 || header(brSample, 'content-encoding') !== 'br')
+    throw new Error(`expected a br-encoded 200, got ${brSample.status} ${header(brSample, 'content-encoding')}`);
+  const etag = header(brSample, 'etag')!;
+  const revalidate = { ...br, 'If-None-Match': etag };
+  const nmSample = await probe(gateway.url, path, { 'x-api-key': key, ...revalidate });
+  if (nmSample.status !== 304) throw new Error(`expected a 304, got ${nmSample.status}`);
+  const idSample = await probe(gateway.url, path, { 'x-api-key': key });
+  const cases: [name: string, sample: Captured, load: Load][] = [
+    ['br-encoded 200', brSample, { path, keysFile, headers: br }],
+    ['304 (If-None-Match, br)', { ...nmSample, body: Buffer.alloc(0) }, { path, keysFile, headers: revalidate }],
+    ['identity 200', idSample, { path, keysFile }],
+  ];
+  const nginx = HAS_NGINX
+    ? await startNginxReplay(new Map(cases.map(([, sample], i) => [`/replay-${i}`, sample])))
+    : null;
+  if (!nginx) console.log(NGINX_MISSING);
+  const out: RealCase[] = [];
+  for (const [i, [name, sample, load]] of cases.entries()) {
+    const bare = await startBare(sample.status, sample.headers, sample.body);
+    const targets: Target[] = [
+      { name: GATEWAY, url: gateway.url, pid: gateway.pid, load },
+      { name: BARE, url: bare.url, pid: bare.pid, load },
+    ];
+    if (nginx)
+      targets.push({ name: NGINX, url: nginx.url, pid: nginx.workerPid, load: { ...load, path: `/replay-${i}` } });
+    const alternated = await rounds(targets);
+    const atOnce = await together(targets, GATEWAY, AT_ONCE_ROUNDS);
+    await bare.stop();
+    const c: RealCase = { name, sample, alternated, atOnce };
+    out.push(c);
+    console.log(describe(c));
+  }
+  await nginx?.stop();
+  return out;
+}
+
+/** One case as lines for the console. */
+function describe(c: RealCase): string {
+  const g = c.alternated.get(GATEWAY)!;
+  return [...c.alternated]
+    .map(([name, r]) => {
+      const errors = r.errors ? `  errors ${r.errors}` : '';
+      if (name === GATEWAY)
+        return `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s${errors}`;
+      const once = atOnceRatio(c, name);
+      return (
+        `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s  gateway ÷ it ` +
+        `${(g.rps / r.rps).toFixed(2)} alternated, ${once.median.toFixed(2)} at once ` +
+        `(${once.lowest.toFixed(2)}–${once.highest.toFixed(2)})${errors}`
+      );
+    })
+    .join('\n');
+}
