@@ -1,0 +1,53 @@
+// The configuration (gateway/config.ts): each variable refused with a sentence that names it, the
+// documented defaults, and npm start stopping on a bad value (docs/operations.md lists them).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { root } from './helpers/gateway.ts';
+
+describe('configuration', () => {
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ PORT: '70000' }, /^PORT must be a whole number from 0 to 65535, not "70000"$/],
+    [{ PORT: 'http' }, /^PORT must be/],
+    [{ RATE_LIMIT_PER_HOUR: '0' }, /^RATE_LIMIT_PER_HOUR must be a whole number from 1/],
+    [{ RATE_LIMIT_PER_HOUR: '1.5' }, /^RATE_LIMIT_PER_HOUR/],
+    [{ REGISTER_LIMIT_PER_HOUR: '-3' }, /^REGISTER_LIMIT_PER_HOUR/],
+    [{ TRUST_PROXY: 'true' }, /^TRUST_PROXY must list the proxies' addresses or CIDR ranges.*not "true"$/],
+    [{ TRUST_PROXY: '99' }, /^TRUST_PROXY as a hop count is at most 10, not 99$/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must list .* not "10\.0\.0\.0\/33"$/],
+    [{ TRUST_PROXY: '10.0.0.0/8,cdn.example.net' }, /^TRUST_PROXY must list .* not "cdn\.example\.net"$/],
+    [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
+    [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
+    [{ HOST: 'a b' }, /^HOST must be an address/],
+    [{ ACCESS_LOG: 'some' }, /^ACCESS_LOG must be one of all, errors, off, not "some"$/],
+  ];
+  for (const [env, message] of bad) {
+    it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (e: Error) => e instanceof ConfigError && message.test(e.message),
+      );
+    });
+  }
+  it('has the documented defaults and is frozen', () => {
+    const c = loadConfig({}, '/srv/app');
+    assert.equal(c.port, 8080);
+    assert.equal(c.stateDir, '/srv/app/var');
+    assert.equal(c.rateLimitPerHour, 100);
+    assert.equal(c.registerLimitPerHour, 10);
+    assert.deepEqual(c.trustProxy, { kind: 'none' });
+    assert.equal(c.redisUrl, null);
+    assert.ok(Object.isFrozen(c));
+  });
+  it('stops npm start with a message naming the variable', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+      cwd: root,
+      env: { ...process.env, RATE_LIMIT_PER_HOUR: 'lots' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /configuration error: RATE_LIMIT_PER_HOUR must be a whole number/);
+  });
+});

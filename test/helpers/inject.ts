@@ -1,0 +1,94 @@
+// The gateway's app driven in this process with no socket: a request object in, the answer's
+// status, headers and body out, through the same `handle` gateway/server.ts calls. For tests of
+// the glue (routes, keys, limits, the store, the build served); a request over a socket only where
+// node:http or the process is the subject: signals, timeouts, sockets, start-up, the access log.
+// The app is the one a test gateway wires (gateway.ts, startTestGateway: `t.gateway.app`), so the
+// wiring is server.ts's own and is not written a second time here.
+import assert from 'node:assert/strict';
+import type { App, GatewayRequest } from '../../gateway/app.ts';
+import { ERRORS } from '../../gateway/errors.ts';
+import { recordIssuedKey } from './gateway.ts';
+
+export interface InjectRequest {
+  /** GET unless named. */
+  method?: string;
+  /** The request target as a client sends it: path and query. */
+  url: string;
+  /** Names in lower case, as node:http gives them to the app; Host is localhost unless named. */
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  /** The peer's address; 127.0.0.1 unless named (another address plays another machine). */
+  remoteAddress?: string;
+}
+
+export interface Injected {
+  status: number;
+  /** By lower-case name; a name given twice is joined with ", ", as node:http's client does. */
+  headers: Record<string, string>;
+  /** The flat [name, value, …] list the app answered, in its order and case. */
+  rawHeaders: string[];
+  /** Empty when the app answered no body (HEAD, 304, 204). */
+  body: Buffer;
+  /** The account the answer was served to, as the access log would name it. */
+  account: string | null;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read bodies as whatever shape they assert
+  json(): any;
+  text(): string;
+}
+
+const KEY = /ggt_[A-Za-z0-9_-]{38}/g;
+
+/**
+ * One request through `app.handle`, as gateway/server.ts makes it: the body is read on demand and
+ * refused past the app's limit with the server's 413. An error the app throws is thrown here, with
+ * its stack (turning it into a 500 is the server's part). `now` is the request's time; the app's
+ * clock when not given.
+ */
+export async function inject(app: App, request: InjectRequest, now?: number): Promise<Injected> {
+  const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
+  const req: GatewayRequest = {
+    method: request.method ?? 'GET',
+    url: request.url,
+    // every HTTP/1.1 request names its host, and the pages are filled for the origin it names
+    headers: { host: 'localhost', ...request.headers },
+    remoteAddress: request.remoteAddress ?? '127.0.0.1',
+    readBody: (limit) => (body.length > limit ? Promise.reject(ERRORS.tooLarge) : Promise.resolve(body)),
+  };
+  const r = await app.handle(req, now);
+  assert.equal(r.proxy, null, 'inject serves a site from disk; an upstream answer needs the real server');
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < r.headers.length; i += 2) {
+    const name = r.headers[i]!.toLowerCase();
+    const value = r.headers[i + 1]!;
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  const answer = r.body ?? Buffer.alloc(0);
+  // a key handed out here is held to the same leak scan as one issued over HTTP (gateway.ts)
+  if (r.status === 201) for (const [key] of answer.toString().matchAll(KEY)) recordIssuedKey(key);
+  return {
+    status: r.status,
+    headers,
+    rawHeaders: r.headers,
+    body: answer,
+    account: r.account,
+    json: () => JSON.parse(answer.toString()),
+    text: () => answer.toString(),
+  };
+}
+
+/** Registers `email` through the app and gives the key (the 201 asserted). */
+export async function injectRegister(app: App, email: string, remoteAddress?: string): Promise<string> {
+  const res = await inject(app, {
+    method: 'POST',
+    url: '/api/register',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+    remoteAddress,
+  });
+  assert.equal(res.status, 201, res.text());
+  return res.json().api_key;
+}
+
+/** A GET, with the key when given. */
+export const injectGet = (app: App, url: string, key?: string, headers: Record<string, string> = {}) =>
+  inject(app, { url, headers: key ? { 'x-api-key': key, ...headers } : headers });
