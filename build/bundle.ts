@@ -21,9 +21,9 @@ export const CLIENT_MODULES: Record<string, string> = {
 
 /** Route → JSON body published beside the modules: the grader's result schema and its conformance suite. */
 export const CLIENT_DATA: Record<string, unknown> = {
-  [fileIn('client', 'grade-result.schema.json')]: gradeResultSchema,
+  [gradeResultSchema.$id]: gradeResultSchema,
   [fileIn('client', 'grade-suite.json')]: gradeSuite,
-  [fileIn('client', 'grade-suite.schema.json')]: gradeSuiteSchema,
+  [gradeSuiteSchema.$id]: gradeSuiteSchema,
 };
 
 export function bundleClient(): Map<string, string> {

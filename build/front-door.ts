@@ -6,14 +6,14 @@ import { referenceExamples } from './pages/examples.ts';
 import { renderGradePage } from './pages/grade.ts';
 import { renderHome } from './pages/home.ts';
 import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
-import { PAGE_TEMPLATES } from './site-format.ts';
+import { PAGE_TEMPLATES, ROUTES } from './site-format.ts';
 import type { Dataset } from './validate.ts';
 
 export function frontDoorBodies(ds: Dataset): Map<string, string> {
   return new Map([
-    ['/', renderHome(ds.grains)],
-    ['/docs', renderDocs(buildOpenApi(ds), referenceExamples(ds))],
-    ['/grade', renderGradePage(ds.grains)],
+    [ROUTES.home.path, renderHome(ds.grains)],
+    [ROUTES.docs.path, renderDocs(buildOpenApi(ds), referenceExamples(ds))],
+    [ROUTES.gradePage.path, renderGradePage(ds.grains)],
     [PAGE_TEMPLATES.registered, renderRegistered()],
     [PAGE_TEMPLATES.registerError, renderRegisterError()],
   ]);

@@ -14,7 +14,13 @@ import {
   unauthorised,
   upstream,
 } from './openapi-parts.ts';
-import { CHANGELOG_DEFAULT_LIMIT, CHANGELOG_MAX_LIMIT, ROUTES, type RouteName } from './site-format.ts';
+import {
+  CHANGELOG_DEFAULT_LIMIT,
+  CHANGELOG_MAX_LIMIT,
+  REGISTRATION_BODY_BYTES,
+  ROUTES,
+  type RouteName,
+} from './site-format.ts';
 
 export interface OperationText {
   operationId: string;
@@ -52,7 +58,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           'Error',
           `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one`,
         ),
-        '413': jsonBody('Error', 'the body is larger than 1 KiB'),
+        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
         '415': jsonBody('Error', 'the body is not application/json'),
         '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },

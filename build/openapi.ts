@@ -3,7 +3,7 @@
 // Statuses and headers follow docs/contract.md; HEAD is declared wherever GET is.
 import { headOf, operations } from './openapi-operations.ts';
 import { componentsOf, responseSchemas } from './schema/responses.ts';
-import { type Method, ROUTE_NAMES, ROUTES } from './site-format.ts';
+import { LIVE_KEYS_PER_ACCOUNT, type Method, ROUTE_NAMES, ROUTES } from './site-format.ts';
 import { SCHEMA_VERSION } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -13,12 +13,9 @@ export const DATA_TERMS =
   "tables), reproduced with attribution; each record's source_url links its page. Their reuse terms are the " +
   "Commission's, as its own site states them: this service names no licence for them.";
 
-/** An account's live keys at most (docs/contract.md, Keys and registration). */
-const LIVE_KEY_CAP = 5;
-
 /** The table's API rows as OpenAPI paths: each method its operation, a key required where the row says. */
 function paths(ids: string[]) {
-  const ops = operations(ids, LIVE_KEY_CAP);
+  const ops = operations(ids, LIVE_KEYS_PER_ACCOUNT);
   const out: Record<string, Partial<Record<Lowercase<Method>, object>>> = {};
   for (const name of ROUTE_NAMES) {
     const row = ROUTES[name];

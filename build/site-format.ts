@@ -163,6 +163,18 @@ export function routeOf(target: string): RouteName | null {
 export const paramOf = (name: RouteName, path: string) =>
   path.slice(MATCHERS.find((m) => m.name === name)!.prefix.length);
 
+// The service's fixed figures, written once: the gateway enforces them, the pages and the OpenAPI
+// document state them (docs/contract.md, Keys and registration).
+
+/** The header a key travels in, and the prefix every key starts with (greppable by secret scanners). */
+export const API_KEY_HEADER = 'X-API-Key';
+export const KEY_PREFIX = 'ggt_';
+/** An account's live keys at most. */
+export const LIVE_KEYS_PER_ACCOUNT = 5;
+/** A registration body's bytes at most, and an e-mail address's characters at most. */
+export const REGISTRATION_BODY_BYTES = 1024;
+export const EMAIL_MAX_LENGTH = 254;
+
 // Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 
 /** interface.md: the changelog's `limit` defaults to 20, at most 100. */
@@ -183,7 +195,10 @@ export const GRAIN_LIST_KEY = ROUTES.grains.path;
  */
 export const contentAddressed = (route: string, sha256: string) =>
   route.replace(/(\.[a-z]+)$/, `.${sha256.slice(0, 12)}$1`);
-export const CONTENT_ADDRESSED = /^\/(assets|client)\/[^/]+\.[0-9a-f]{12}\.[a-z]+$/;
+const FOLDERS = [ROUTES.assets.path, ROUTES.client.path].map((p) => p.slice(0, -1)).join('|');
+export const CONTENT_ADDRESSED = new RegExp(`^(?:${FOLDERS})[^/]+\\.[0-9a-f]{12}\\.[a-z]+$`);
+/** A page's link (`src` or `href`) to a file in the folders above. */
+export const CONTENT_LINK = new RegExp(`(src|href)="((?:${FOLDERS})[^"]+)"`, 'g');
 
 /**
  * Who may keep a route's answer, and how long (docs/operations.md, "Behind a CDN"): `private`, the
@@ -215,5 +230,31 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Text as HTML text or attribute value: how the build writes pages and the gateway fills slots. */
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-/** The host examples name until a page's script (or, answering a form, the gateway) knows its own. */
+/** The host examples name when the gateway cannot tell the origin a page was asked from. */
 export const ORIGIN_PLACEHOLDER = 'https://grain.example.net';
+
+/**
+ * The slots the build leaves in the pages (PAGE_ROUTES) for the gateway to fill (docs/contract.md,
+ * The front door): the origin the page was asked from, per request, and the figures of the
+ * deployment's configuration, once per build loaded, so a deployment with other limits documents its own.
+ */
+export const PAGE_SLOTS = {
+  origin: '{{origin}}',
+  rateLimitPerHour: '{{rate_limit_per_hour}}',
+  /** An example answer's X-RateLimit-Remaining: the limit less the 3 requests the example has made. */
+  rateLimitRemainingExample: '{{rate_limit_remaining_example}}',
+  registerLimitPerHour: '{{register_limit_per_hour}}',
+} as const;
+
+/** The requests the API reference's example answers have made in their hour (PAGE_SLOTS). */
+export const EXAMPLE_REQUESTS_USED = 3;
+
+/** The figures' slot names and values from the configured limits (PAGE_SLOTS). */
+export function pageFigures(limits: { rateLimitPerHour: number; registerLimitPerHour: number }) {
+  const name = (slot: string) => slot.slice(2, -2);
+  return {
+    [name(PAGE_SLOTS.rateLimitPerHour)]: String(limits.rateLimitPerHour),
+    [name(PAGE_SLOTS.rateLimitRemainingExample)]: String(Math.max(0, limits.rateLimitPerHour - EXAMPLE_REQUESTS_USED)),
+    [name(PAGE_SLOTS.registerLimitPerHour)]: String(limits.registerLimitPerHour),
+  };
+}

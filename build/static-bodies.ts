@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { bundleClient } from './bundle.ts';
-import { contentAddressed } from './site-format.ts';
+import { CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
 
 const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, import.meta.url), 'utf8');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -16,10 +16,10 @@ export type AddressBook = Map<string, string>;
 
 export function staticBodies(): { bodies: Map<string, string>; addresses: AddressBook } {
   const files = new Map<string, string>([
-    ['/assets/site.css', asset('site.css')],
-    ['/assets/page.js', asset('page.js')],
-    ['/assets/grade-page.js', asset('grade-page.js')],
-    ['/assets/icon.svg', asset('icon.svg')],
+    ...['site.css', 'page.js', 'grade-page.js', 'icon.svg'].map((name): [string, string] => [
+      fileIn('assets', name),
+      asset(name),
+    ]),
     ...bundleClient(),
   ]);
   const bodies = new Map<string, string>();
@@ -32,9 +32,9 @@ export function staticBodies(): { bodies: Map<string, string>; addresses: Addres
   return { bodies, addresses };
 }
 
-/** A page's links to the files in the book (`src="/assets/page.js"`) rewritten to their content-addressed names. */
+/** A page's links to the files in the book (`src="…/page.js"`) rewritten to their content-addressed names. */
 export function linkContentAddressed(html: string, addresses: AddressBook): string {
-  return html.replace(/(src|href)="(\/(?:assets|client)\/[^"]+)"/g, (link, attribute: string, route: string) => {
+  return html.replace(CONTENT_LINK, (link, attribute: string, route: string) => {
     const addressed = addresses.get(route);
     return addressed ? `${attribute}="${addressed}"` : link;
   });

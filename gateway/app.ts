@@ -1,8 +1,11 @@
 // The gateway's core, callable without a socket: a request → an answer from the precomputed
 // table, after the key and the hourly limit are checked (docs/contract.md, Authentication and
 // limits). server.ts wires it to node:http. Read top-down: handle → authorised → counted or revalidated → serve.
+import { ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
+import { requestOrigin } from './client-address.ts';
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
+import { filledPage } from './filled-pages.ts';
 import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Metrics } from './metrics.ts';
@@ -99,6 +102,7 @@ function counted(x: Exchange, d: Decision): GatewayResponse {
 
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
+  const { trustProxy } = opts.config;
   const { register, registerForm } = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
   const health = createHealth(opts.site, store.status);
 
@@ -168,7 +172,10 @@ export function createApp(opts: AppOptions) {
         case 'metrics':
           return metricsPage(req, head);
         case 'public': {
-          const doc = site.routes.get(r.key);
+          const page = site.pages.get(r.key);
+          const doc = page
+            ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER))
+            : site.routes.get(r.key);
           if (!doc) return errorResponse(ERRORS.notFound, head);
           if (matchFails(req.headers['if-match'], doc)) return errorResponse(ERRORS.preconditionFailed, head);
           const x = new Exchange(req, now, head, doc, undefined);

@@ -92,3 +92,21 @@ function ipv6Prefix64(address: string): string {
     .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
     .join(':');
 }
+
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/**
+ * The origin a request was sent to, for the examples a page shows (docs/contract.md, The front
+ * door): its Host, with https only when a trusted proxy says so in X-Forwarded-Proto, as
+ * X-Forwarded-For is believed. `fallback` when Host is missing or not a plain host.
+ */
+export function requestOrigin(
+  req: { headers: Record<string, string | string[] | undefined>; remoteAddress: string | undefined },
+  trust: TrustProxy,
+  fallback: string,
+): string {
+  const host = req.headers.host;
+  if (typeof host !== 'string' || !HOST.test(host)) return fallback;
+  const https = fromTrustedProxy(req.remoteAddress, trust) && req.headers['x-forwarded-proto'] === 'https';
+  return `${https ? 'https' : 'http'}://${host.toLowerCase()}`;
+}

@@ -4,7 +4,13 @@
 // plain 500 below, with nothing inside. test/error-catalogue.test.ts holds the catalogue against
 // the OpenAPI document.
 
-import { ROUTES } from '../build/site-format.ts';
+import {
+  API_KEY_HEADER,
+  EMAIL_MAX_LENGTH,
+  LIVE_KEYS_PER_ACCOUNT,
+  REGISTRATION_BODY_BYTES,
+  ROUTES,
+} from '../build/site-format.ts';
 
 export class HttpError extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
@@ -25,7 +31,7 @@ export class HttpError extends Error {
 }
 
 /** docs/contract.md, Errors and HTTP: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
-const CHALLENGE = { 'WWW-Authenticate': 'ApiKey realm="grain-grading-tables", header="X-API-Key"' };
+const CHALLENGE = { 'WWW-Authenticate': `ApiKey realm="grain-grading-tables", header="${API_KEY_HEADER}"` };
 
 /**
  * How long a client waits when the store cannot write (no space, read-only): long enough for an
@@ -39,7 +45,8 @@ export const ERRORS = {
   // Keys and limits (docs/contract.md, Authentication and limits)
   missingKey: new HttpError(
     401,
-    `An API key is required: send it in the X-API-Key header. Get a free key with POST ${ROUTES.register.path}.`,
+    `An API key is required: send it in the ${API_KEY_HEADER} header. ` +
+      `Get a free key with POST ${ROUTES.register.path}.`,
     CHALLENGE,
   ),
   invalidKey: new HttpError(
@@ -50,7 +57,7 @@ export const ERRORS = {
   ),
   keyInQuery: new HttpError(
     400,
-    'API keys are never accepted in the URL. Send the key in the X-API-Key header, and replace this key: ' +
+    `API keys are never accepted in the URL. Send the key in the ${API_KEY_HEADER} header, and replace this key: ` +
       'it may have been logged along the way.',
   ),
   rateLimited: new HttpError(
@@ -82,9 +89,9 @@ export const ERRORS = {
   ),
   tooManyKeys: new HttpError(
     409,
-    'This e-mail address already holds 5 live keys, the most an account may hold. Revoke one you no longer ' +
-      `use with DELETE ${ROUTES.revokeKey.path} (sending that key in X-API-Key), or send a live key of this account ` +
-      'in X-API-Key with this registration to replace it.',
+    `This e-mail address already holds ${LIVE_KEYS_PER_ACCOUNT} live keys, the most an account may hold. ` +
+      `Revoke one you no longer use with DELETE ${ROUTES.revokeKey.path} (sending that key in ${API_KEY_HEADER}), ` +
+      `or send a live key of this account in ${API_KEY_HEADER} with this registration to replace it.`,
   ),
   unsupportedType: new HttpError(415, 'Send the registration as JSON (Content-Type: application/json).'),
   unsupportedFormType: new HttpError(
@@ -95,14 +102,15 @@ export const ERRORS = {
   // The front door's form post
   badForm: new HttpError(400, 'The form must send one e-mail address, in its field "email".'),
   crossSiteForm: new HttpError(403, "Keys are issued to forms on this service's own pages only."),
-  tooLarge: new HttpError(413, 'The request body is larger than 1 KiB.'),
+  tooLarge: new HttpError(413, `The request body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB.`),
   badJson: new HttpError(
     400,
     'The body must be a JSON object with an "email" string, e.g. {"email": "you@example.com"}.',
   ),
   badEmail: new HttpError(
     400,
-    'The e-mail address is not valid: it must look like name@example.com and be at most 254 characters.',
+    'The e-mail address is not valid: it must look like name@example.com and be at most ' +
+      `${EMAIL_MAX_LENGTH} characters.`,
   ),
   // The gateway's own dependencies (docs/contract.md, Storage and scale; UPSTREAM_URL)
   cannotSaveKeys: new HttpError(

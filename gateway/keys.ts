@@ -6,9 +6,12 @@
 // cheapest attack there is), so it is one pass over the characters with table lookups: no regex,
 // no native call, nothing allocated; zlib.crc32 on so short an input costs more in the call than
 // in the sum (docs/performance.md: the measurements behind the code).
-import * as crypto from 'node:crypto';
 
-export const KEY_PREFIX = 'ggt_';
+import * as crypto from 'node:crypto';
+import { KEY_PREFIX } from '../build/site-format.ts';
+
+export { KEY_PREFIX };
+
 const RANDOM_BYTES = 24; // 192 bits → 32 base64url characters
 const BODY_START = KEY_PREFIX.length;
 const BODY_END = BODY_START + 32;

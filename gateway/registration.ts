@@ -1,13 +1,13 @@
 // POST /api/register (docs/contract.md, Keys and registration): per-address limit, then a JSON
-// body of at most 1 KiB, an
-// object with a string `email`, trimmed and lower-cased, at most 254 characters, a pragmatic
-// local@domain.tld; the key is answered only once the store holds its hash durably. An account
-// holds at most MAX_LIVE_KEYS live keys; registering again issues another and revokes nothing.
+// body of at most REGISTRATION_BODY_BYTES, an object with a string `email`, trimmed and
+// lower-cased, at most EMAIL_MAX_LENGTH characters, a pragmatic local@domain.tld; the key is
+// answered only once the store holds its hash durably. An account holds at most
+// LIVE_KEYS_PER_ACCOUNT live keys; registering again issues another and revokes nothing.
 // The front door's form posts the same as application/x-www-form-urlencoded to a route of its own
 // (site-format.ts, registerForm), under the same rules, and is answered with a page: the key once,
 // or the form again with the error. The API's operation stays JSON only.
-import { ORIGIN_PLACEHOLDER, PAGE_TEMPLATES } from '../build/site-format.ts';
-import { clientAddress, fromTrustedProxy, type TrustProxy } from './client-address.ts';
+import { EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, PAGE_TEMPLATES, REGISTRATION_BODY_BYTES } from '../build/site-format.ts';
+import { clientAddress, requestOrigin, type TrustProxy } from './client-address.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { fillPage, pageResponse } from './form-pages.ts';
 import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
@@ -16,7 +16,6 @@ import { type GatewayRequest, type GatewayResponse, jsonResponse } from './respo
 import type { SiteHolder } from './site-watch.ts';
 import { type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
 
-export const MAX_BODY_BYTES = 1024;
 const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 const mediaType = (header: string | string[] | undefined) =>
@@ -47,7 +46,7 @@ export function readFormEmail(fields: URLSearchParams): string {
 function normalEmail(email: string): string {
   const normal = email.trim().toLowerCase();
   const dots = normal.includes('..') || normal.startsWith('.') || normal.includes('.@');
-  if (normal.length > 254 || !EMAIL.test(normal) || dots) throw ERRORS.badEmail;
+  if (normal.length > EMAIL_MAX_LENGTH || !EMAIL.test(normal) || dots) throw ERRORS.badEmail;
   return normal;
 }
 
@@ -67,22 +66,11 @@ function crossSite(req: GatewayRequest): boolean {
   }
 }
 
-/** At most 1 KiB: refused at once when Content-Length says more, else while it is read (413). */
+/** At most REGISTRATION_BODY_BYTES: refused at once when Content-Length says more, else while it is read (413). */
 function readBody(req: GatewayRequest): Promise<Buffer> {
   const length = req.headers['content-length'];
-  if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
-  return req.readBody(MAX_BODY_BYTES);
-}
-
-const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-/** The origin the page was asked from, for its example command (a placeholder if Host is odd). */
-function originOf(req: GatewayRequest, trustProxy: TrustProxy): string {
-  const host = req.headers.host;
-  if (typeof host !== 'string' || !HOST.test(host)) return ORIGIN_PLACEHOLDER;
-  // X-Forwarded-Proto is believed from a trusted proxy only, as X-Forwarded-For is
-  const forwarded = fromTrustedProxy(req.remoteAddress, trustProxy) && req.headers['x-forwarded-proto'] === 'https';
-  const proto = forwarded ? 'https' : 'http';
-  return `${proto}://${host}`;
+  if (typeof length === 'string' && Number(length) > REGISTRATION_BODY_BYTES) throw ERRORS.tooLarge;
+  return req.readBody(REGISTRATION_BODY_BYTES);
 }
 
 /** The registration handler; expected failures are thrown as catalogue errors for the app to answer. */
@@ -99,7 +87,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     limited(await store.registrationAttempts.hit(address, now), ERRORS.registerAttemptsLimited);
     limited(await store.registrations.peek(address, now), ERRORS.registerLimited);
     const length = req.headers['content-length'];
-    if (typeof length === 'string' && Number(length) > MAX_BODY_BYTES) throw ERRORS.tooLarge;
+    if (typeof length === 'string' && Number(length) > REGISTRATION_BODY_BYTES) throw ERRORS.tooLarge;
     const address_ = await email();
     limited(await store.registrations.hit(address, now), ERRORS.registerLimited);
     // A live key of the same account sent with the registration is replaced by the new one (a
@@ -136,7 +124,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
       });
       const page = fillPage(opts.site.current, PAGE_TEMPLATES.registered, {
         api_key: r.key,
-        origin: originOf(req, opts.trustProxy),
+        origin: requestOrigin(req, opts.trustProxy, ORIGIN_PLACEHOLDER),
       });
       return pageResponse(201, page, [], r.account.id);
     } catch (err) {
@@ -148,7 +136,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
             : err;
       if (!(e instanceof HttpError)) throw err;
       const page = fillPage(opts.site.current, PAGE_TEMPLATES.registerError, {
-        email: typed.slice(0, 254),
+        email: typed.slice(0, EMAIL_MAX_LENGTH),
         error: e.message,
       });
       return pageResponse(e.status, page, Object.entries(e.headers).flat());

@@ -6,6 +6,7 @@ import {
   changelogKey,
   GRAIN_LIST_KEY,
   grainKey,
+  KEY_PREFIX,
   paramOf,
   ROUTES,
   type RouteName,
@@ -146,7 +147,7 @@ export function route(method: string, target: string, site: Site): Routed {
   const query = q < 0 ? '' : url.slice(q + 1);
 
   // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes('ggt_') || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
+  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
   const name = routeOf(path);
   if (name === null) return { endpoint: null, error: ERRORS.notFound };
   const row: RouteRow = ROUTES[name];

@@ -11,7 +11,7 @@ import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
 import { createMetrics } from './metrics.ts';
-import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer } from './site.ts';
+import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, servePolicy } from './site.ts';
 import { type SiteHolder, watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
@@ -116,7 +116,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
   const upstream = config.upstreamUrl;
-  const policy = { sharedSeconds: config.publicCacheSeconds };
+  const policy = servePolicy(config);
   const site = watchSite({
     initial: upstream
       ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, undefined, policy)

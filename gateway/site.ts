@@ -9,13 +9,18 @@ import {
   cacheClassOf,
   MANIFEST_FILE,
   type Manifest,
+  PAGE_ROUTES,
   PAGE_TEMPLATES,
   POINTER_FILE,
   type Pointer,
+  pageFigures,
   parseManifest,
   parsePointer,
+  routeOf,
   TEMPLATE_SLOT,
 } from '../build/site-format.ts';
+import type { Config } from './config.ts';
+import { type PageTemplate, pageTemplate } from './filled-pages.ts';
 
 export interface Variant {
   /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
@@ -49,6 +54,8 @@ export interface Site {
    * text and slot names alternating. Absent in older builds.
    */
   templates: Map<string, string[]>;
+  /** The pages, filled per origin they are asked from (filled-pages.ts); their built bodies are not served. */
+  pages: Map<string, PageTemplate>;
 }
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
@@ -57,8 +64,16 @@ export const DATA_CACHE_CONTROL = 'private, no-cache';
 export interface ServePolicy {
   /** The shared lifetime of a page, the OpenAPI document or a plain-named file at a cache. */
   sharedSeconds: number;
+  /** The configuration's figures the pages state (site-format.ts, pageFigures); the defaults' when absent. */
+  figures?: Readonly<Record<string, string>>;
 }
 export const DEFAULT_POLICY: ServePolicy = { sharedSeconds: 300 };
+const DEFAULT_FIGURES = pageFigures({ rateLimitPerHour: 100, registerLimitPerHour: 10 });
+
+/** The serving policy from the configuration: the shared lifetime, and the limits the pages state. */
+export const servePolicy = (
+  config: Pick<Config, 'publicCacheSeconds' | 'rateLimitPerHour' | 'registerLimitPerHour'>,
+): ServePolicy => ({ sharedSeconds: config.publicCacheSeconds, figures: pageFigures(config) });
 
 /** A route's Cache-Control (site-format.ts, cacheClassOf); browsers keep a page a minute at most. */
 function cacheControlOf(cls: CacheClass, policy: ServePolicy): string {
@@ -70,7 +85,8 @@ function cacheControlOf(cls: CacheClass, policy: ServePolicy): string {
 /** The pages may load only what this service serves; nothing may frame them. */
 export const PAGE_HEADERS: readonly string[] = [
   'Content-Security-Policy',
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options',
   'nosniff',
   'Referrer-Policy',
@@ -135,7 +151,7 @@ export async function siteFromManifest(
   const resources = new Map<string, Resource>();
   const resourceFor = (hash: string, route: string): Resource => {
     const cls = cacheClassOf(route);
-    const publicModule = route.startsWith('/client/');
+    const publicModule = routeOf(route) === 'client';
     const id = `${hash} ${cls} ${publicModule}`;
     const known = resources.get(id);
     if (known) return known;
@@ -167,6 +183,23 @@ export async function siteFromManifest(
     const text = hash && (await readTemplate(manifest.bodies[hash]!.identity.file).catch(() => null));
     if (text) templates.set(key, text.toString('utf8').split(TEMPLATE_SLOT));
   }
+  const pages = new Map<string, PageTemplate>();
+  const pageNames = new Set(PAGE_ROUTES);
+  for (const [key, hash] of Object.entries(manifest.routes)) {
+    const name = routeOf(key);
+    if (!name || !pageNames.has(name)) continue;
+    const entry = manifest.bodies[hash]!;
+    const serving = { cache: cacheControlOf(cacheClassOf(key), policy), publicModule: false };
+    // a page that cannot be read is served as built, its slots unfilled, rather than not at all
+    const text = await readTemplate(entry.identity.file).catch(() => null);
+    if (text)
+      pages.set(
+        key,
+        pageTemplate(text.toString('utf8'), policy.figures ?? DEFAULT_FIGURES, (v, encoding) =>
+          variantHeaders(entry, v, encoding, serving),
+        ),
+      );
+  }
   return {
     buildId: manifest.build_id,
     datasetVersion: manifest.dataset_version,
@@ -176,6 +209,7 @@ export async function siteFromManifest(
     grainIds: new Map(manifest.grain_ids.map((id) => [id.toUpperCase(), id])),
     routes,
     templates,
+    pages,
   };
 }
 

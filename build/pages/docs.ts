@@ -1,6 +1,6 @@
 // GET /docs: the API reference, rendered at build time from the OpenAPI document, with an example
 // request and a real example response (from this build's own bodies) for every operation.
-import { ORIGIN_PLACEHOLDER } from '../site-format.ts';
+import { API_KEY_HEADER, fileIn, PAGE_SLOTS, REGISTRATION_BODY_BYTES, ROUTES } from '../site-format.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
 
@@ -15,11 +15,11 @@ export interface Example {
   note?: string;
 }
 
-/** An example command, its host marked for the page's script to replace with its own origin. */
+/** An example command, its host the gateway's slot, marked for the page's script too (the origin it sees). */
 const command = (s: string) =>
   s
-    .split(ORIGIN_PLACEHOLDER)
-    .map((part, i) => (i ? html`<span class="origin">${ORIGIN_PLACEHOLDER}</span>${part}` : part));
+    .split(PAGE_SLOTS.origin)
+    .map((part, i) => (i ? html`<span class="origin">${PAGE_SLOTS.origin}</span>${part}` : part));
 /** Example answers longer than this many lines are folded (a summary that opens them). */
 const FOLD_LINES = 24;
 const anchor = (method: string, path: string) =>
@@ -74,13 +74,13 @@ function operation(path: string, method: string, op: Json, example: Example | un
   const summary = `${op.summary ?? ''}${/[.!?]$/.test(op.summary ?? '') ? '' : '.'}`;
   return html`<section class="op" id="${anchor(method, path)}" data-path="${path}" data-method="${method}">
 <h2><span class="method">${method.toUpperCase()}</span> <code>${path}</code></h2>
-<p>${summary}${needsKey ? html` Needs <code>X-API-Key</code>.` : ' No key needed.'}</p>
+<p>${summary}${needsKey ? html` Needs <code>${API_KEY_HEADER}</code>.` : ' No key needed.'}</p>
 ${params.length > 0 && scrollTable(`Parameters of ${name}`, 'Parameters', PARAMETER_HEAD, params.map(parameterRow))}
 ${
   op.requestBody &&
   html`<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>,
-at most 1 KiB), or the same field as a form (<code>application/x-www-form-urlencoded</code>, as the home page's form
-sends it without JavaScript), which is answered with an HTML page.</p>`
+at most ${REGISTRATION_BODY_BYTES / 1024} KiB). The home page's form posts the same field without JavaScript to
+<code>${ROUTES.registerForm.path}</code>, which answers with an HTML page.</p>`
 }
 ${scrollTable(
   `Responses of ${name}`,
@@ -102,6 +102,7 @@ export function renderDocs(openapi: Json, examples: Record<string, Example>): st
   const toc: Html[] = [];
   for (const [path, item] of Object.entries(openapi.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
+      if (method === 'head') continue; // a GET's twin: "HEAD works wherever GET does" (Basics)
       const name = `${method.toUpperCase()} ${path}`;
       ops.push(operation(path, method, op as Json, examples[name]), html`\n\n`);
       toc.push(html`<li><a href="#${anchor(method, path)}"><code>${name}</code></a></li>\n`);
@@ -116,7 +117,7 @@ ${toc}</ul></details></nav>
 <div class="content">
 <h1>API reference</h1>
 <p class="lead">${openapi.info.description} The machine-readable form is
-<a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${openapi.openapi}).</p>
+<a href="${ROUTES.openapi.path}">${ROUTES.openapi.path}</a> (OpenAPI ${openapi.openapi}).</p>
 
 <section aria-labelledby="basics">
 <h2 id="basics">Basics</h2>
@@ -124,22 +125,25 @@ ${toc}</ul></details></nav>
 <li>Every JSON body carries <code>schema_version</code> (<code>"${version}"</code>). Errors are
 <code>{"error": "…", "status": 404, "code": "unknown_grain", "schema_version": "${version}"}</code>, where
 <code>error</code> says what to do and <code>code</code> names the kind of error, for a program.</li>
-<li>Data endpoints need the key in the <code>X-API-Key</code> header, never in the URL (a URL with a key is refused
+<li>Data endpoints need the key in the <code>${API_KEY_HEADER}</code> header, never in the URL (a URL with a
+key is refused
 with 400).</li>
-<li>Bodies come gzip- or brotli-compressed when you send <code>Accept-Encoding</code>.</li>
+<li>Bodies come gzip- or brotli-compressed when you send <code>Accept-Encoding</code>. <code>HEAD</code> works
+wherever <code>GET</code> does: the same status and headers, no body.</li>
 </ul>
 </section>
 
 <section aria-labelledby="limits">
 <h2 id="limits">Rate limit and syncing</h2>
 <ul>
-<li>Each key may make 100 requests in an hour, counted from its first request of the hour (a fixed window). Every
+<li>Each key may make ${PAGE_SLOTS.rateLimitPerHour} requests in an hour, counted from its first request of the
+hour (a fixed window). Every
 authorised answer says where you stand: <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>,
 <code>X-RateLimit-Used</code>, <code>X-RateLimit-Reset</code> (epoch seconds), and <code>RateLimit-Policy</code> /
 <code>RateLimit</code>.</li>
 <li>A 304 is not counted: keep the <code>ETag</code> of what you stored and send it back in
 <code>If-None-Match</code>.</li>
-<li>Poll <code>GET /api/changelog</code> (for instance daily): each entry names the classes it changed and, in
+<li>Poll <code>GET ${ROUTES.changelog.path}</code> (for instance daily): each entry names the classes it changed and, in
 <code>changes</code>, the values. Revalidate every record you hold as well (each 304 is free): a rollback changes
 records with no new entry.</li>
 <li>On 429 or 503, wait the seconds in <code>Retry-After</code> before trying again.</li>
@@ -153,6 +157,6 @@ ${ops}</div>
     description: 'Every endpoint of the grain grading tables API, with examples.',
     body,
     wide: true,
-    script: '/assets/page.js',
+    script: fileIn('assets', 'page.js'),
   });
 }

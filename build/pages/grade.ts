@@ -3,25 +3,29 @@
 // record, grades with the published grader module (/client/grade.js), as `npm run grade` does,
 // and shows the answer in the table's shape (docs/grading.md "The answer as a table"). Without
 // JavaScript it says what it needs.
+import { API_KEY_HEADER, fileIn, ROUTES } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
+
+const GRADER = fileIn('client', 'grade.js');
 
 export function renderGradePage(grains: GrainRecord[]): string {
   const options = grains.map((g) => html`<option value="${g.grain_id}">${g.grain_id}: ${g.grain_name}</option>\n`);
   const body = html`<h1>Grade a sample</h1>
 <p class="lead">Type what was measured and judged of a sample; the grade, the table's cells that decided it and
 what is still missing are worked out here in your browser, by the same grader module programs import
-(<a href="/client/grade.js"><code>/client/grade.js</code></a>, described in the <a href="/docs">API reference</a>).</p>
+(<a href="${GRADER}"><code>${GRADER}</code></a>, described in the <a href="${ROUTES.docs.path}">API reference</a>).</p>
 <noscript><p class="warning">This page needs JavaScript: the grading runs in your browser. Without it, use
 <code>npm run grade</code> or import the grader module in your own program.</p></noscript>
 
-<form id="load-form" novalidate>
+<form id="load-form" data-grader="${GRADER}" data-record-path="${ROUTES.grain.path}"
+  data-key-header="${API_KEY_HEADER}" novalidate>
   <label for="key">Your API key</label>
   <div class="field"><input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required
     aria-describedby="key-hint load-error"></div>
   <p id="key-hint" class="hint">Kept in this page's memory only, and sent only to this service to load the class.
-  <a href="/">Get a free key</a>.</p>
+  <a href="${ROUTES.home.path}">Get a free key</a>.</p>
   <label for="grain">Grain class</label>
   <div class="field"><select id="grain" name="grain">
 ${options}</select><button type="submit">Load the class</button></div>
@@ -40,7 +44,7 @@ ${options}</select><button type="submit">Load the class</button></div>
 <form id="json-form" hidden novalidate>
   <h2>Or paste the sample as JSON</h2>
   <label for="sample-text">The sample as <code>npm run grade</code> and the grader module take it (a case of
-  <a href="/client/grade-suite.json">the conformance suite</a>, for instance)</label>
+  <a href="${fileIn('client', 'grade-suite.json')}">the conformance suite</a>, for instance)</label>
   <textarea id="sample-text" name="sample" rows="8" cols="32" spellcheck="false"
     aria-describedby="sample-text-error"></textarea>
   <p id="sample-text-error" class="error" role="alert"></p>
@@ -63,7 +67,7 @@ ${options}</select><button type="submit">Load the class</button></div>
     title: 'Grade a sample: grain grading tables',
     description: "Grade a grain sample against the Official Grain Grading Guide's tables, in your browser.",
     body,
-    script: '/assets/page.js',
-    module: '/assets/grade-page.js',
+    script: fileIn('assets', 'page.js'),
+    module: fileIn('assets', 'grade-page.js'),
   });
 }

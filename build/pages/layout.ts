@@ -1,7 +1,7 @@
 // The shell shared by the service's pages: plain HTML, one stylesheet and one small script that
 // enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
-import { escapeHtml } from '../site-format.ts';
+import { escapeHtml, fileIn, ROUTES } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
 
 /** For pages not yet written with html`…`; new code interpolates into html`…` instead. */
@@ -25,15 +25,16 @@ export function page(opts: {
 <meta name="color-scheme" content="light dark">
 <title>${opts.title}</title>
 <meta name="description" content="${opts.description}">
-<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/site.css">
+<link rel="icon" href="${fileIn('assets', 'icon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${fileIn('assets', 'site.css')}">
 ${opts.script && html`<script src="${opts.script}" defer></script>\n`}${
   opts.module && html`<script type="module" src="${opts.module}"></script>\n`
 }</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><nav aria-label="Site"><a href="/">Grain grading tables</a> <a href="/docs">API reference</a>
-<a href="/grade">Grade a sample</a> <a href="/api/openapi.json">OpenAPI</a></nav></header>
+<header class="top"><nav aria-label="Site"><a href="${ROUTES.home.path}">Grain grading tables</a>
+<a href="${ROUTES.docs.path}">API reference</a> <a href="${ROUTES.gradePage.path}">Grade a sample</a>
+<a href="${ROUTES.openapi.path}">OpenAPI</a></nav></header>
 <main id="main"${opts.wide ? raw(' class="wide"') : ''}>
 ${body}
 </main>

@@ -3,7 +3,7 @@
 // JavaScript, to a route of its own; page.js enhances it in place, posting JSON to the API's route
 // (both paths from the route table, in the form's attributes). `slots` writes the gateway's slots instead of
 // values (the error page's template).
-import { ROUTES } from '../site-format.ts';
+import { EMAIL_MAX_LENGTH, ROUTES } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
 
 export function registrationForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
@@ -15,7 +15,7 @@ export function registrationForm(values: { email: string; error: string } | 'slo
   <label for="email">E-mail address</label>
   <div class="field">
     <input id="email" name="email" type="email" autocomplete="email" required aria-describedby="email-error email-hint"
-      maxlength="254" value="${email}"${invalid}>
+      maxlength="${EMAIL_MAX_LENGTH}" value="${email}"${invalid}>
     <button type="submit">Get a key</button>
   </div>
   <p id="email-hint" class="hint">We store the address and a hash of your key, nothing else.</p>

@@ -2,20 +2,21 @@
 // once, or the form again with the error next to the field (site-format.ts: PAGE_TEMPLATES). The
 // same page shell, stylesheet and script as GET /. The `{{slot}}`s are the gateway's to fill
 // (it escapes what it puts in them), so they go in raw.
+import { API_KEY_HEADER, fileIn, GRAIN_LIST_KEY, ROUTES } from '../site-format.ts';
 import { html, raw } from './html.ts';
 import { page } from './layout.ts';
 import { keyResult, registrationForm } from './register-form.ts';
 
 export function renderRegistered(): string {
-  const curl = raw("curl -H 'X-API-Key: {{api_key}}' '{{origin}}/api/grains'");
+  const curl = raw(`curl -H '${API_KEY_HEADER}: {{api_key}}' '{{origin}}${GRAIN_LIST_KEY}'`);
   return page({
     title: 'Your API key: grain grading tables',
     description: 'Your new API key, shown once.',
     body: html`<section class="result" aria-labelledby="result-title">
 ${keyResult(raw('{{api_key}}'), curl, 'h1')}
-<p><a href="/docs">API reference</a> · <a href="/">Home</a></p>
+<p><a href="${ROUTES.docs.path}">API reference</a> · <a href="${ROUTES.home.path}">Home</a></p>
 </section>`,
-    script: '/assets/page.js',
+    script: fileIn('assets', 'page.js'),
   });
 }
 
@@ -25,7 +26,7 @@ export function renderRegisterError(): string {
     description: 'Register an e-mail address for a free API key.',
     body: html`<h1>Get a free API key</h1>
 ${registrationForm('slots')}
-<p><a href="/">Home</a> · <a href="/docs">API reference</a></p>`,
-    script: '/assets/page.js',
+<p><a href="${ROUTES.home.path}">Home</a> · <a href="${ROUTES.docs.path}">API reference</a></p>`,
+    script: fileIn('assets', 'page.js'),
   });
 }

@@ -1,6 +1,7 @@
 // The reference grader's answer, as one JSON Schema (2020-12): published beside the module as
 // /client/grade-result.schema.json, the type GradeResult derived from it (json-schema-to-ts), and
 // the tests validate every answer against it. docs/grading.md "The result" says what each field means.
+import { fileIn } from '../site-format.ts';
 import { exact, nullableStr, outcomeKindEnum, str } from './parts.ts';
 
 const gradeName = { type: 'string', minLength: 1, pattern: '^(?!Not stated)' } as const;
@@ -79,7 +80,7 @@ export const GradeError = exact({
 
 export const gradeResultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: '/client/grade-result.schema.json',
+  $id: fileIn('client', 'grade-result.schema.json'),
   title: 'The answer of grade(record, sample): a result, or an error naming the field at fault',
   oneOf: [GradeAnswer, GradeError],
 } as const;

@@ -1,6 +1,7 @@
 // The conformance suite's shape (JSON Schema 2020-12), published as /client/grade-suite.schema.json
 // beside /client/grade-suite.json: groups of cases, each a sample and the answer a grader must give
 // (the fields it names), with the table's row and column that decide it. docs/grading.md "Checking a port".
+import { fileIn } from '../site-format.ts';
 import { exact, str } from './parts.ts';
 
 const expected = {
@@ -36,7 +37,7 @@ export const GradeSuiteCase = {
 
 export const gradeSuiteSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: '/client/grade-suite.schema.json',
+  $id: fileIn('client', 'grade-suite.schema.json'),
   title: "The reference grader's conformance suite: every case a port must pass",
   type: 'array',
   minItems: 1,

@@ -3,7 +3,9 @@
 // region and colour where they matter), grades with the published grader module and shows the
 // answer in the table's shape: the deciding cell marked in words, so it reads without colour. The
 // key and the record live in this module's variables only: nothing is stored, nothing goes in a URL.
-import { explain, grade, parseSample } from '/client/grade.js';
+// The grader's and the records' paths come from the page (the route table, at build time)
+const { grader, recordPath, keyHeader } = document.getElementById('load-form').dataset;
+const { explain, grade, parseSample } = await import(grader);
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, text) => {
@@ -215,7 +217,9 @@ $('load-form').addEventListener('submit', async (event) => {
   const id = $('grain').value;
   let res;
   try {
-    res = await fetch(`/api/grains/${encodeURIComponent(id)}`, { headers: { 'X-API-Key': key.value.trim() } });
+    res = await fetch(recordPath.replace('{grain_id}', encodeURIComponent(id)), {
+      headers: { [keyHeader]: key.value.trim() },
+    });
   } catch {
     error.textContent = 'The service could not be reached. Check your connection and try again.';
     return;

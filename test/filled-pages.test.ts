@@ -1,0 +1,104 @@
+// The pages as served without JavaScript (gateway/filled-pages.ts): their examples name the origin
+// the request used and the page states the limits this deployment is configured with, never the
+// build's placeholders. Real gateway, real HTTP, no browser.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync } from 'node:zlib';
+import { ORIGIN_PLACEHOLDER, PAGE_SLOTS, PAGE_TEMPLATES, TEMPLATE_SLOT } from '../build/site-format.ts';
+import { get, realSiteDir, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const PAGES = ['/', '/docs', '/grade'];
+
+describe('pages filled by the gateway', () => {
+  let t: TestGateway;
+  let proxied: TestGateway;
+  before(async () => {
+    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '37', REGISTER_LIMIT_PER_HOUR: '4' });
+    proxied = await startTestGateway({ TRUST_PROXY: '127.0.0.1' });
+  });
+  after(async () => {
+    await t.close();
+    await proxied.close();
+  });
+
+  for (const path of PAGES) {
+    it(`${path} leaves no slot unfilled and no placeholder host`, async () => {
+      const res = await get(t.url, path);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      assert.doesNotMatch(res.text(), /\{\{[a-z_]+\}\}/);
+      assert.ok(!res.text().includes(ORIGIN_PLACEHOLDER));
+    });
+  }
+
+  it('the home page shows the origin the request used, and the configured hourly limit', async () => {
+    const html = (await get(t.url, '/')).text();
+    assert.ok(
+      html.includes(`'<span\nclass="origin">${t.url}</span>/api/grains/CWRS'`),
+      'the example names this origin',
+    );
+    assert.match(html, /each key may make\n37 requests an hour/);
+    assert.doesNotMatch(html, /100 requests/);
+  });
+
+  it('the reference names the origin in every example and the configured limit in its example headers', async () => {
+    const html = (await get(t.url, '/docs')).text();
+    const commands = html.match(/<span class="origin">[^<]*<\/span>/g) ?? [];
+    assert.ok(commands.length >= 7, `an origin in each example (${commands.length})`);
+    for (const c of commands) assert.equal(c, `<span class="origin">${t.url}</span>`);
+    assert.match(html, /Each key may make 37 requests in an hour/);
+    assert.ok(html.includes('X-RateLimit-Limit: 37'), 'the example headers: the limit');
+    assert.ok(html.includes('X-RateLimit-Remaining: 34'), 'the example headers: the limit less the 3 used');
+    assert.ok(html.includes('RateLimit-Policy: &quot;default&quot;;q=37;w=3600'), 'the draft header');
+  });
+
+  it('another Host is another page, each with its own ETag, each revalidated for free', async () => {
+    const a = await get(t.url, '/', undefined, { host: 'grain.test:8443' });
+    const b = await get(t.url, '/', undefined, { host: 'tables.example.org' });
+    assert.ok(a.text().includes('http://grain.test:8443</span>/api/grains/CWRS'));
+    assert.ok(b.text().includes('http://tables.example.org</span>/api/grains/CWRS'));
+    assert.notEqual(a.headers.etag, b.headers.etag);
+    const again = await get(t.url, '/', undefined, { host: 'grain.test:8443', 'if-none-match': a.headers.etag! });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.etag, a.headers.etag);
+    assert.match(String(a.headers['cache-control']), /^public, max-age=60, s-maxage=300$/);
+  });
+
+  it('the compressed page says the same as the plain one', async () => {
+    const plain = await get(t.url, '/docs', undefined, { host: 'grain.test' });
+    const res = await request(t.url, '/docs', { headers: { host: 'grain.test', 'accept-encoding': 'br' } });
+    assert.equal(res.headers['content-encoding'], 'br');
+    assert.equal(brotliDecompressSync(res.body).toString(), plain.text());
+    assert.notEqual(res.headers.etag, plain.headers.etag, 'each coding its own strong ETag');
+    assert.equal(Number(res.headers['content-length']), res.body.length);
+  });
+
+  it('a Host that is not a plain host gets the placeholder host: a Host is never echoed as it came', async () => {
+    const res = await get(t.url, '/', undefined, { host: 'evil.example"><script>' });
+    assert.equal(res.status, 200);
+    assert.ok(res.text().includes(`${ORIGIN_PLACEHOLDER}</span>`));
+    assert.doesNotMatch(res.text(), /evil\.example/);
+  });
+
+  it('https only when a trusted proxy says so in X-Forwarded-Proto', async () => {
+    const headers = { host: 'grain.test', 'x-forwarded-proto': 'https' };
+    assert.ok((await get(proxied.url, '/', undefined, headers)).text().includes('https://grain.test</span>'));
+    assert.ok((await get(t.url, '/', undefined, headers)).text().includes('http://grain.test</span>'), 'untrusted');
+  });
+
+  it('the build leaves only the slots the gateway knows in its pages and templates', () => {
+    const known = new Set([...Object.values(PAGE_SLOTS), '{{api_key}}', '{{email}}', '{{error}}']);
+    const bodies = join(realSiteDir(), 'builds');
+    const [build] = readdirSync(bodies);
+    const manifest = JSON.parse(readFileSync(join(bodies, build!, 'manifest.json'), 'utf8'));
+    const routes = [...PAGES, ...Object.values(PAGE_TEMPLATES)];
+    for (const route of routes) {
+      const entry = manifest.bodies[manifest.routes[route]];
+      const text = readFileSync(join(bodies, build!, entry.identity.file), 'utf8');
+      const slots = text.match(new RegExp(TEMPLATE_SLOT.source, 'g')) ?? [];
+      for (const slot of slots) assert.ok(known.has(slot), `${route}: ${slot}`);
+    }
+  });
+});
