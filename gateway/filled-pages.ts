@@ -29,15 +29,16 @@ export function pageTemplate(
   return { parts: withFigures.split(TEMPLATE_SLOT), headersOf, filled: new LRUCache({ max: ORIGINS_KEPT }) };
 }
 
-/** The page as asked from `origin`: made and encoded on the first request from that origin, then kept. */
+/**
+ * The page as asked from `origin`. The first request from an origin gets it plain (filling it costs
+ * a copy and a hash); the second compresses it (a millisecond or a few, once): a stream of made-up
+ * Host headers costs no compression, and the origins clients really use are served compressed.
+ */
 export function filledPage(page: PageTemplate, origin: string): Resource {
   const known = page.filled.get(origin);
-  if (known) return known;
-  const value = escapeHtml(origin);
-  let text = '';
-  for (let i = 0; i < page.parts.length; i++) text += i % 2 === 0 ? page.parts[i] : value;
-  const body = Buffer.from(text);
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 32);
+  if (known?.br) return known;
+  const body = known?.identity.body ?? fill(page, origin);
+  const hash = known ? known.identity.etag.slice(1, -1) : createHash('sha256').update(body).digest('hex').slice(0, 32);
   const variant = (bytes: Buffer, encoding: string | null, suffix: string): Variant => {
     const v = { length: bytes.length, etag: `"${hash}${suffix}"` };
     const headers = page.headersOf(v, encoding);
@@ -45,17 +46,27 @@ export function filledPage(page: PageTemplate, origin: string): Resource {
     const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', cache, 'Vary', 'Accept-Encoding'];
     return { body: bytes, etag: v.etag, headers, notModifiedHeaders };
   };
-  // A page is a few tens of KB: a middle quality costs a millisecond or two, once per origin
-  const br = brotliCompressSync(body, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-  });
-  const resource: Resource = {
-    identity: variant(body, null, ''),
-    br: variant(br, 'br', '.br'),
-    gzip: variant(gzipSync(body, { level: 6 }), 'gzip', '.gz'),
-    etags: new Set(),
-  };
-  resource.etags = new Set([resource.identity.etag, resource.br!.etag, resource.gzip!.etag]);
+  const identity = known?.identity ?? variant(body, null, '');
+  let resource: Resource = { identity, etags: new Set([identity.etag]) };
+  if (known) {
+    const br = brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+    const [brVariant, gzipVariant] = [variant(br, 'br', '.br'), variant(gzipSync(body, { level: 6 }), 'gzip', '.gz')];
+    resource = {
+      identity,
+      br: brVariant,
+      gzip: gzipVariant,
+      etags: new Set([identity.etag, brVariant.etag, gzipVariant.etag]),
+    };
+  }
   page.filled.set(origin, resource);
   return resource;
+}
+
+function fill(page: PageTemplate, origin: string): Buffer {
+  const value = escapeHtml(origin);
+  let text = '';
+  for (let i = 0; i < page.parts.length; i++) text += i % 2 === 0 ? page.parts[i] : value;
+  return Buffer.from(text);
 }

@@ -75,6 +75,20 @@ describe('pages filled by the gateway', () => {
     assert.equal(Number(res.headers['content-length']), res.body.length);
   });
 
+  it('a Host asked once is answered plain; compressed from its second request on', async () => {
+    const headers = { host: 'once.example', 'accept-encoding': 'br, gzip' };
+    const first = await request(t.url, '/docs', { headers });
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['content-encoding'], undefined, 'a made-up Host costs no compression');
+    const second = await request(t.url, '/docs', { headers });
+    assert.equal(second.headers['content-encoding'], 'br');
+    assert.equal(brotliDecompressSync(second.body).toString(), first.body.toString());
+    const revalidated = await request(t.url, '/docs', {
+      headers: { ...headers, 'if-none-match': first.headers.etag! },
+    });
+    assert.equal(revalidated.status, 304, "the plain answer's ETag still matches once it is compressed");
+  });
+
   it('a Host that is not a plain host gets the placeholder host: a Host is never echoed as it came', async () => {
     const res = await get(t.url, '/', undefined, { host: 'evil.example"><script>' });
     assert.equal(res.status, 200);
