@@ -62,7 +62,10 @@ function partialOf(o: {
 function printedNumber(ctx: CellContext, at: (string | number)[]): { value: number; decimals: number } | string {
   const text = ctx.source(at);
   if (text === undefined || !PRINTED_NUMBER.test(text)) {
-    return `write the number exactly as the authority prints it (digits and a decimal point, e.g. 0.10), not "${text ?? '?'}"`;
+    return (
+      'write the number exactly as the authority prints it (digits and a decimal point, e.g. 0.10), ' +
+      `not "${text ?? '?'}"`
+    );
   }
   return { value: Number(text), decimals: decimalsOf(text) };
 }
@@ -144,7 +147,8 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
       default:
         return {
           error:
-            'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) or a number in value',
+            'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) ' +
+            'or a number in value',
         };
     }
   }

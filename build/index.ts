@@ -51,7 +51,8 @@ const { manifest, files } = result.site;
 const { dir, reused } = publishSite(out, result.site);
 const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);
 console.log(
-  `${reused ? 'unchanged' : 'published'} build ${manifest.build_id} in ${dir}: ${Object.keys(manifest.routes).length} routes, ` +
+  `${reused ? 'unchanged' : 'published'} build ${manifest.build_id} in ${dir}: ` +
+    `${Object.keys(manifest.routes).length} routes, ` +
     `${Object.keys(manifest.bodies).length} distinct bodies, ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB, ` +
     `${Math.round(performance.now() - started)} ms`,
 );

@@ -34,7 +34,8 @@ function monotonicProblem(f: Factor, ladders: string[][]): string | null {
         const stricter = f.threshold_direction === 'maximum' ? v < prev.v : v > prev.v;
         if (stricter) {
           return (
-            `the ${f.threshold_direction} for "${grade}" (${fmt(t)}) is stricter than for the higher grade "${prev.grade}"; ` +
+            `the ${f.threshold_direction} for "${grade}" (${fmt(t)}) ` +
+            `is stricter than for the higher grade "${prev.grade}"; ` +
             'check the transcription, or give the row a monotonic_waiver with the reason'
           );
         }
@@ -102,7 +103,8 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
       if (f.aggregates && (f.unlisted_parts === undefined || f.parts_stated === undefined)) {
         err(
           at('aggregates'),
-          'a Total says which parts its label names without a row: unlisted_parts ([] when none) and parts_stated (all or not_stated)',
+          'a Total says which parts its label names without a row: ' +
+            'unlisted_parts ([] when none) and parts_stated (all or not_stated)',
         );
       }
       if (!f.aggregates && (f.unlisted_parts !== undefined || f.parts_stated !== undefined)) {

@@ -200,10 +200,11 @@ export function createLogger(
   };
   /**
    * The per-request line, written as bytes into the chunk: cached parts, digits, nothing allocated
-   * (cheaper than the same line built as a string and encoded (docs/performance.md: the measurements behind the code)). `url` is the
-   * request's as received: only its path is logged, key-shaped text masked (safePath). `ms` is
-   * rounded to hundredths and written as JSON.stringify would write that number. `now` is the
-   * request's time, when the caller has it (one clock read a request).
+   * (cheaper than the same line built as a string and encoded (docs/performance.md: the
+   * measurements behind the code)). `url` is the request's as received: only its path is logged,
+   * key-shaped text masked (safePath). `ms` is rounded to hundredths and written as
+   * JSON.stringify would write that number. `now` is the request's time, when the caller has it
+   * (one clock read a request).
    */
   const request = (line: RequestLine) => {
     const { method, url, status, ms, account } = line;
@@ -217,7 +218,8 @@ export function createLogger(
       !(status >= 100 && status <= 999)
     ) {
       push(
-        `{"time":"${time(now)}",${part.toString()},"status":${status},"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`,
+        `{"time":"${time(now)}",${part.toString()},"status":${status},` +
+          `"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`,
       );
       return;
     }

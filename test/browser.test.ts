@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The front door in a real browser (docs/contract.md, The front door): Debian's Chromium driven
-// by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs chromium); elsewhere it is skipped
-// only when /usr/bin/chromium is missing.
+// by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs
+// chromium); elsewhere it is skipped only when /usr/bin/chromium is missing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -225,7 +225,8 @@ suite('front door in a browser', skip, () => {
   for (const [screen, width, height] of SCREENS) {
     for (const dark of [false, true]) {
       for (const javaScript of [true, false]) {
-        const state = `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, JavaScript ${javaScript ? 'on' : 'off'}`;
+        const state =
+          `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, ` + `JavaScript ${javaScript ? 'on' : 'off'}`;
         it(`registers and shows the whole key above the fold (${state}); the example works with it`, async () => {
           const page = await open(width, { height, javaScript, dark });
           const posts: string[] = [];
@@ -323,62 +324,70 @@ suite('front door in a browser', skip, () => {
     ['BARLEY_GP_CW', 1280, 800, true],
   ] as const;
   for (const [grainId, width, height, dark] of GRADED) {
-    it(`grades a ${grainId} sample on /grade as npm run grade does (${width}×${height}, ${dark ? 'dark' : 'light'})`, async () => {
-      const key = await register(t.url, `grader-${grainId.toLowerCase()}@example.com`);
-      const page = await open(width, { height, dark, path: '/grade' });
-      await page.getByLabel('Your API key').fill(key);
-      await page.getByLabel('Grain class').selectOption(grainId);
-      await page.getByRole('button', { name: 'Load the class' }).click();
-      await page.locator('#sample-form').waitFor({ state: 'visible' });
-      // a sample as a person would type it: minimums met generously, Totals and one part measured,
-      // every judgement at the best grade, the first track and colour
-      const inputs = page.locator('#sample-fields input[data-factor]');
-      let parts = 0;
-      for (let i = 0; i < (await inputs.count()); i++) {
-        const input = inputs.nth(i);
-        const hint = await input.evaluate((e) => document.getElementById(`${e.id}-hint`)?.textContent ?? '');
-        if (hint.startsWith('a minimum')) await input.fill('99');
-        else if (hint.startsWith('a Total')) await input.fill('0.4');
-        else if (hint.startsWith('a maximum') && parts++ === 0) await input.fill('0.4');
-      }
-      for (const select of await page.locator('#sample-fields select').all()) {
-        await select.selectOption({ index: 1 });
-      }
-      await page.getByRole('button', { name: 'Grade', exact: true }).click();
-      await page
-        .locator('#result')
-        .waitFor({ state: 'visible', timeout: 5_000 })
-        .catch(() => {
-          throw new Error(`no result: ${consoleErrors.get(page)!.join('; ')}`);
-        });
-      const sample = (await page.locator('#sample-json').textContent())!;
-      const shown = JSON.parse((await page.locator('#result-json').textContent())!);
-      if (grainId === 'CWRS') assert.match(sample, /"accounts": \{/, "a floor rule's account is offered and sent");
-      assert.deepEqual(shown, JSON.parse(await gradeByCli(grainId, sample)), 'the same answer as the CLI');
-      assert.match(
-        (await page.locator('#result-grade').textContent())!,
-        /^(Grade: |Undetermined|Fails the lowest grade)/,
-      );
-      assert.ok(!page.url().includes(key), 'the key never enters the URL');
-      assert.deepEqual(
-        await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
-        [0, 0, ''],
-        'nothing is stored',
-      );
-      assert.deepEqual(await violations(page, true, dark), []);
-      await page.screenshot({ path: join(artifacts, `grade-${grainId}.png`), fullPage: true });
-      await closeClean(page);
-    });
+    it(
+      `grades a ${grainId} sample on /grade as npm run grade does ` +
+        `(${width}×${height}, ${dark ? 'dark' : 'light'})`,
+      async () => {
+        const key = await register(t.url, `grader-${grainId.toLowerCase()}@example.com`);
+        const page = await open(width, { height, dark, path: '/grade' });
+        await page.getByLabel('Your API key').fill(key);
+        await page.getByLabel('Grain class').selectOption(grainId);
+        await page.getByRole('button', { name: 'Load the class' }).click();
+        await page.locator('#sample-form').waitFor({ state: 'visible' });
+        // a sample as a person would type it: minimums met generously, Totals and one part measured,
+        // every judgement at the best grade, the first track and colour
+        const inputs = page.locator('#sample-fields input[data-factor]');
+        let parts = 0;
+        for (let i = 0; i < (await inputs.count()); i++) {
+          const input = inputs.nth(i);
+          const hint = await input.evaluate((e) => document.getElementById(`${e.id}-hint`)?.textContent ?? '');
+          if (hint.startsWith('a minimum')) await input.fill('99');
+          else if (hint.startsWith('a Total')) await input.fill('0.4');
+          else if (hint.startsWith('a maximum') && parts++ === 0) await input.fill('0.4');
+        }
+        for (const select of await page.locator('#sample-fields select').all()) {
+          await select.selectOption({ index: 1 });
+        }
+        await page.getByRole('button', { name: 'Grade', exact: true }).click();
+        await page
+          .locator('#result')
+          .waitFor({ state: 'visible', timeout: 5_000 })
+          .catch(() => {
+            throw new Error(`no result: ${consoleErrors.get(page)!.join('; ')}`);
+          });
+        const sample = (await page.locator('#sample-json').textContent())!;
+        const shown = JSON.parse((await page.locator('#result-json').textContent())!);
+        if (grainId === 'CWRS') assert.match(sample, /"accounts": \{/, "a floor rule's account is offered and sent");
+        assert.deepEqual(shown, JSON.parse(await gradeByCli(grainId, sample)), 'the same answer as the CLI');
+        assert.match(
+          (await page.locator('#result-grade').textContent())!,
+          /^(Grade: |Undetermined|Fails the lowest grade)/,
+        );
+        assert.ok(!page.url().includes(key), 'the key never enters the URL');
+        assert.deepEqual(
+          await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
+          [0, 0, ''],
+          'nothing is stored',
+        );
+        assert.deepEqual(await violations(page, true, dark), []);
+        await page.screenshot({ path: join(artifacts, `grade-${grainId}.png`), fullPage: true });
+        await closeClean(page);
+      },
+    );
   }
   for (const dark of [false, true]) {
-    it(`axe finds no violation on /grade before a class is loaded (${dark ? 'dark' : 'light'}), and it says what it needs without JavaScript`, async () => {
-      const page = await open(390, { height: 844, dark, path: '/grade' });
-      assert.deepEqual(await violations(page, true, dark), []);
-      await closeClean(page);
-      const off = await open(390, { height: 844, dark, path: '/grade', javaScript: false });
-      assert.match((await off.locator('noscript').textContent()) ?? '', /needs JavaScript/);
-      assert.deepEqual(await violations(off, false, dark), []);
-      await closeClean(off);
-    });
+    it(
+      `axe finds no violation on /grade before a class is loaded (${dark ? 'dark' : 'light'}), ` +
+        'and it says what it needs without JavaScript',
+      async () => {
+        const page = await open(390, { height: 844, dark, path: '/grade' });
+        assert.deepEqual(await violations(page, true, dark), []);
+        await closeClean(page);
+        const off = await open(390, { height: 844, dark, path: '/grade', javaScript: false });
+        assert.match((await off.locator('noscript').textContent()) ?? '', /needs JavaScript/);
+        assert.deepEqual(await violations(off, false, dark), []);
+        await closeClean(off);
+      },
+    );
   }
 });

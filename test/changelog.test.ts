@@ -108,7 +108,8 @@ describe('the build refuses an unlogged change', () => {
       ['deleted', 'entries: []\n', /"first" was deleted/],
       [
         'hand-written',
-        `${first}  - id: by-hand\n    crop_year: 2025/26\n    effective_date: 2026-11-02\n    grain_ids_affected: [TEST]\n` +
+        `${first}  - id: by-hand\n    crop_year: 2025/26\n    effective_date: 2026-11-02\n` +
+          '    grain_ids_affected: [TEST]\n' +
           '    summary: Written by hand.\n    created_at: 2026-11-02T10:00:00Z\n',
         /the entry "by-hand" is not recorded/,
       ],

@@ -72,7 +72,8 @@ describe('dataset validation', () => {
       name: 'variety tracks that do not share out the grades',
       grain: replace(
         'grades: [No. 1 T, No. 2 T, T Feed]\n',
-        'grades: [No. 1 T, No. 2 T, T Feed]\nvariety_tracks:\n  - {track_id: a, grades: [No. 1 T, No. 2 T]}\n  - {track_id: b, grades: [No. 2 T]}\n',
+        'grades: [No. 1 T, No. 2 T, T Feed]\nvariety_tracks:\n' +
+          '  - {track_id: a, grades: [No. 1 T, No. 2 T]}\n  - {track_id: b, grades: [No. 2 T]}\n',
       ),
       line: 11,
       field: 'variety_tracks',
@@ -192,7 +193,8 @@ describe('dataset validation', () => {
   it('accepts a waiver with a reason on a row that needs it', () => {
     const grain = replace('thresholds: [0.03, 0.06, 0.10]', 'thresholds: [0.03, 0.06, 0.01]').replace(
       '        fallthrough: 2.5% or less',
-      '        monotonic_waiver: printed so by the authority; confirmed with the poster edition\n        fallthrough: 2.5% or less',
+      '        monotonic_waiver: printed so by the authority; confirmed with the poster edition\n' +
+        '        fallthrough: 2.5% or less',
     );
     assert.deepEqual(validate(grain).errors, []);
   });

@@ -28,28 +28,31 @@ describe('registration by form post', () => {
     assert.match(html, /<input id="email" name="email" type="email"/);
   });
 
-  it('answers 201 with a page showing the key, a copy button for scripts, and the next command from its origin', async () => {
-    const before = keysIssuedSoFar();
-    const r = await post(t, 'email=Form.User%40Example.com');
-    assert.equal(r.status, 201);
-    assert.equal(keysIssuedSoFar(), before + 1, 'a key issued on a page is held to the log scan too');
-    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
-    assert.equal(r.headers['cache-control'], 'no-store', 'a page showing a key is never stored');
-    assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
-    assert.equal(r.headers.location, undefined, 'no redirect: the key never enters a URL');
-    const html = r.text();
-    const key = /<code id="api-key" class="key">(ggt_[A-Za-z0-9_-]+)<\/code>/.exec(html)?.[1];
-    assert.ok(key, 'the key is on the page');
-    assert.match(html, /shown only once/);
-    assert.ok(
-      html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'</code>`),
-      'the command names this origin, quoted',
-    );
-    assert.match(html, /<button type="button" class="copy" data-copy="api-key" hidden>Copy key<\/button>/);
-    assert.equal((await get(t.url, '/api/grains', key)).status, 200, 'the key works');
-    const account = await t.gateway.store.show('form.user@example.com');
-    assert.equal(account?.keys.length, 1, 'the same account rules: trimmed, lower-cased');
-  });
+  it(
+    'answers 201 with a page showing the key, a copy button for scripts, ' + 'and the next command from its origin',
+    async () => {
+      const before = keysIssuedSoFar();
+      const r = await post(t, 'email=Form.User%40Example.com');
+      assert.equal(r.status, 201);
+      assert.equal(keysIssuedSoFar(), before + 1, 'a key issued on a page is held to the log scan too');
+      assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(r.headers['cache-control'], 'no-store', 'a page showing a key is never stored');
+      assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
+      assert.equal(r.headers.location, undefined, 'no redirect: the key never enters a URL');
+      const html = r.text();
+      const key = /<code id="api-key" class="key">(ggt_[A-Za-z0-9_-]+)<\/code>/.exec(html)?.[1];
+      assert.ok(key, 'the key is on the page');
+      assert.match(html, /shown only once/);
+      assert.ok(
+        html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'</code>`),
+        'the command names this origin, quoted',
+      );
+      assert.match(html, /<button type="button" class="copy" data-copy="api-key" hidden>Copy key<\/button>/);
+      assert.equal((await get(t.url, '/api/grains', key)).status, 200, 'the key works');
+      const account = await t.gateway.store.show('form.user@example.com');
+      assert.equal(account?.keys.length, 1, 'the same account rules: trimmed, lower-cased');
+    },
+  );
 
   const SAME = { 'sec-fetch-site': 'same-origin' };
   const refused: [string, string, Record<string, string>, number, string][] = [
@@ -73,21 +76,24 @@ describe('registration by form post', () => {
     ],
   ];
   for (const [what, body, headers, status, message] of refused) {
-    it(`answers ${status} with the form again and the error beside the field for ${what}; nothing is made`, async () => {
-      const sent = { 'content-type': FORM['content-type'], ...headers };
-      const r = await request(t.url, '/register', { method: 'POST', headers: sent, body });
-      assert.equal(r.status, status);
-      assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
-      assert.equal(r.headers['cache-control'], 'no-store');
-      const html = r.text();
-      const escaped = message.replace(/'/g, '&#39;').replace(/"/g, '&quot;');
-      assert.ok(
-        html.includes(`<p id="email-error" class="error" role="alert" aria-live="assertive">${escaped}</p>`),
-        'the sentence is next to the field',
-      );
-      assert.match(html, /<input id="email" name="email"[^>]* aria-invalid="true">/);
-      assert.doesNotMatch(html, /ggt_/, 'no key');
-    });
+    it(
+      `answers ${status} with the form again and the error beside the field ` + `for ${what}; nothing is made`,
+      async () => {
+        const sent = { 'content-type': FORM['content-type'], ...headers };
+        const r = await request(t.url, '/register', { method: 'POST', headers: sent, body });
+        assert.equal(r.status, status);
+        assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+        assert.equal(r.headers['cache-control'], 'no-store');
+        const html = r.text();
+        const escaped = message.replace(/'/g, '&#39;').replace(/"/g, '&quot;');
+        assert.ok(
+          html.includes(`<p id="email-error" class="error" role="alert" aria-live="assertive">${escaped}</p>`),
+          'the sentence is next to the field',
+        );
+        assert.match(html, /<input id="email" name="email"[^>]* aria-invalid="true">/);
+        assert.doesNotMatch(html, /ggt_/, 'no key');
+      },
+    );
   }
   it('nothing was registered by the refused posts', async () => {
     for (const email of ['a@example.com', 'b@example.com', 'c@example.com'])

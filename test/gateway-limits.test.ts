@@ -1,5 +1,6 @@
 // Hourly limits (docs/contract.md, Authentication and limits): exact under concurrency, fixed
-// windows from the first counted request, 304 and 429 not counted, the quota kept across a replacement key. Time is injected.
+// windows from the first counted request, 304 and 429 not counted, the quota kept across a
+// replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';

@@ -101,7 +101,8 @@ suite('/grade in a browser: the answer in the table’s shape', skip, () => {
       assert.deepEqual(errors, []);
     });
 
-    it(`a grade marks the cell of the grade above that kept the sample from it, keyboard only (${width} px)`, async () => {
+    const name = `a grade marks the cell of the grade above that kept the sample from it, keyboard only (${width} px)`;
+    it(name, async () => {
       const page = await loaded('CWRS', width);
       const c = caseOf('CWRS', 'ergot one place past the limit');
       await page.getByLabel(/The sample as/).focus();

@@ -19,7 +19,10 @@ import { tempDir } from './helpers/dataset.ts';
 import { fallthroughSamples } from './helpers/fallthroughs.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
-/** The fields of `expected` that `actual` does not give exactly (the suite's rule: named fields are compared as JSON). */
+/**
+ * The fields of `expected` that `actual` does not give exactly (the suite's rule: named fields are
+ * compared as JSON).
+ */
 const differences = (expected: Record<string, unknown>, actual: Record<string, unknown>) =>
   Object.keys(expected).filter((k) => !isDeepStrictEqual(actual[k], expected[k]));
 

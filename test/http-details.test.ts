@@ -74,19 +74,22 @@ describe('HTTP details over a real gateway', () => {
     assert.match(raw, new RegExp(`\r\nETag: ${origin.headers.etag}\r\n`, 'i'));
   });
 
-  it('If-Match: a strong match serves, anything else is 412 (counted), and it is read before If-None-Match', async () => {
-    const fresh = await register(t.url, 'preconditions@example.com');
-    const first = await get(t.url, '/api/grains/CANOLA', fresh);
-    const etag = first.headers.etag!;
-    const status = async (headers: Record<string, string>) =>
-      (await get(t.url, '/api/grains/CANOLA', fresh, headers)).status;
-    assert.equal(await status({ 'if-match': etag }), 200);
-    assert.equal(await status({ 'if-match': '*' }), 200);
-    const failed = await get(t.url, '/api/grains/CANOLA', fresh, { 'if-match': `W/${etag}` });
-    assert.equal(failed.status, 412);
-    assert.equal(failed.headers['x-ratelimit-used'], '4', 'a 412 is counted like any authorised answer');
-    assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
-  });
+  it(
+    'If-Match: a strong match serves, anything else is 412 (counted), ' + 'and it is read before If-None-Match',
+    async () => {
+      const fresh = await register(t.url, 'preconditions@example.com');
+      const first = await get(t.url, '/api/grains/CANOLA', fresh);
+      const etag = first.headers.etag!;
+      const status = async (headers: Record<string, string>) =>
+        (await get(t.url, '/api/grains/CANOLA', fresh, headers)).status;
+      assert.equal(await status({ 'if-match': etag }), 200);
+      assert.equal(await status({ 'if-match': '*' }), 200);
+      const failed = await get(t.url, '/api/grains/CANOLA', fresh, { 'if-match': `W/${etag}` });
+      assert.equal(failed.status, 412);
+      assert.equal(failed.headers['x-ratelimit-used'], '4', 'a 412 is counted like any authorised answer');
+      assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
+    },
+  );
 
   it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
     const spent = await register(t.url, 'spent@example.com');

@@ -120,7 +120,8 @@ describe('importer grammar', () => {
       ],
     ],
     [
-      '2.5% or less— West - Canola, Rejected (grade) Account Stones, or East - Canola, Sample Canada Account Stones Over 2.5%—Canola, Sample Salvage',
+      '2.5% or less— West - Canola, Rejected (grade) Account Stones, ' +
+        'or East - Canola, Sample Canada Account Stones Over 2.5%—Canola, Sample Salvage',
       [
         { condition: '<= 2.5%', region: 'western', grade: 'Canola, Rejected (grade) Account Stones' },
         { condition: '<= 2.5%', region: 'eastern', grade: 'Canola, Sample Canada Account Stones' },

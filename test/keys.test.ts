@@ -91,21 +91,24 @@ for (const [name, env, skip] of stores) {
       assert.equal((await revoke(t, generateKey())).status, 401);
     });
 
-    it('an account holds at most 5 live keys: the sixth is refused with 409 until one is revoked or rotated', async () => {
-      const keys: string[] = [];
-      for (let i = 0; i < 5; i++) keys.push(await register(t.url, 'five@example.com'));
-      const body = JSON.stringify({ email: 'five@example.com' });
-      const refused = await request(t.url, '/api/register', { method: 'POST', headers: json, body });
-      assert.equal(refused.status, 409);
-      assert.deepEqual(refused.json(), errorJson('tooManyKeys', 409));
-      assert.match(MESSAGES.tooManyKeys, /DELETE \/api\/keys\/current/);
-      for (const k of keys) assert.equal(await status(t, k), 200, 'a refused registration changes nothing');
-      const rotated = await register(t.url, 'five@example.com', { 'x-api-key': keys[0]! });
-      assert.equal(await status(t, keys[0]!), 401);
-      assert.equal((await revoke(t, keys[1]!)).status, 204);
-      const sixth = await register(t.url, 'five@example.com');
-      assert.deepEqual([await status(t, rotated), await status(t, sixth)], [200, 200]);
-    });
+    it(
+      'an account holds at most 5 live keys: ' + 'the sixth is refused with 409 until one is revoked or rotated',
+      async () => {
+        const keys: string[] = [];
+        for (let i = 0; i < 5; i++) keys.push(await register(t.url, 'five@example.com'));
+        const body = JSON.stringify({ email: 'five@example.com' });
+        const refused = await request(t.url, '/api/register', { method: 'POST', headers: json, body });
+        assert.equal(refused.status, 409);
+        assert.deepEqual(refused.json(), errorJson('tooManyKeys', 409));
+        assert.match(MESSAGES.tooManyKeys, /DELETE \/api\/keys\/current/);
+        for (const k of keys) assert.equal(await status(t, k), 200, 'a refused registration changes nothing');
+        const rotated = await register(t.url, 'five@example.com', { 'x-api-key': keys[0]! });
+        assert.equal(await status(t, keys[0]!), 401);
+        assert.equal((await revoke(t, keys[1]!)).status, 204);
+        const sixth = await register(t.url, 'five@example.com');
+        assert.deepEqual([await status(t, rotated), await status(t, sixth)], [200, 200]);
+      },
+    );
   });
 }
 

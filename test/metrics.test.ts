@@ -179,8 +179,10 @@ for (const [name, storeEnv, skip] of STORES) {
       assert.deepEqual(
         rows.slice(1).map((r) => r.split(',').slice(1).join(',')),
         [
-          `busy-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[1]!.split(',')[3]},2026-11-22T12:00:00.000Z,2026-11-22T12:01:00.000Z,,41`,
-          `quiet-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[2]!.split(',')[3]},2026-11-22T12:00:00.000Z,2026-11-22T12:00:00.000Z,,25`,
+          `busy-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[1]!.split(',')[3]},` +
+            '2026-11-22T12:00:00.000Z,2026-11-22T12:01:00.000Z,,41',
+          `quiet-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[2]!.split(',')[3]},` +
+            '2026-11-22T12:00:00.000Z,2026-11-22T12:00:00.000Z,,25',
           `idle-${name}@example.com,2026-11-22T12:00:00.000Z,${rows[3]!.split(',')[3]},2026-11-22T12:00:00.000Z,,,0`,
         ],
       );

@@ -270,7 +270,8 @@ suite('redis restart under load', skip, () => {
       const results = await Promise.all(issued.map((k) => get(t.url, '/api/grains/CWRS', k)));
       assert.deepEqual(results.filter((r) => r.status !== 200).length, 0, `of ${issued.length} issued keys`);
       console.log(
-        `redis restart: ${issued.length} keys issued around the restart, all working; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+        `redis restart: ${issued.length} keys issued around the restart, all working; ` +
+          `statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
       );
     } finally {
       await t.close();

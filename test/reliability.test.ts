@@ -72,7 +72,8 @@ describe('slow clients', () => {
   it('cuts a client that sends its body too slowly, serving others meanwhile', async () => {
     const socket = open();
     socket.write(
-      'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+      'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 100\r\n\r\n{"email":',
     );
     const closed = untilClosed(socket);
     const served = await servedMeanwhile(closed);
@@ -136,7 +137,8 @@ describe('abuse without growth', () => {
       const afterRss = rss();
       agent.destroy();
       console.log(
-        `abuse: RSS ${before.toFixed(1)} MiB → ${afterRss.toFixed(1)} MiB after 100,000 more requests; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+        `abuse: RSS ${before.toFixed(1)} MiB → ${afterRss.toFixed(1)} MiB after 100,000 more requests; ` +
+          `statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
       );
       assert.ok(afterRss - before < 40, `RSS grew by ${(afterRss - before).toFixed(1)} MiB`);
       assert.equal(statuses.get(401), 99_000);

@@ -353,7 +353,8 @@ describe('security', () => {
     it('413 for a declared body over 1 KiB, before reading it', async () => {
       // the body is never sent: the answer must come from the Content-Length alone
       const answer = await raw(
-        'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n{"email":',
+        'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 5000000\r\n\r\n{"email":',
       );
       assert.match(answer, /^HTTP\/1\.1 413 /);
       assert.match(answer, /\r\nConnection: close\r\n/i);
@@ -363,7 +364,8 @@ describe('security', () => {
     it('413 for a chunked body that grows past 1 KiB', async () => {
       const chunk = `{"email":"big@example.com","pad":"${'x'.repeat(3000)}"}`;
       const answer = await raw(
-        `POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        'POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Transfer-Encoding: chunked\r\n\r\n' +
           `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
       );
       assert.match(answer, /^HTTP\/1\.1 413 /);

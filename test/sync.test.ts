@@ -116,108 +116,114 @@ describe('sync', () => {
     }
   });
 
-  it('verifies every record: a rollback, and a build published without an entry, reach the mirror and are named', async () => {
-    const siteDir = tempDir('sync-site');
-    const original = site(siteDir);
-    const t = await startTestGateway({ SITE_DIR: siteDir }, { sitePollMs: 10 });
-    const serving = async (id: string) => {
-      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    };
-    const equalsApi = async (out: string, key: string) => {
-      const files = mirrorFiles(out).filter((f) => f !== 'sync-state.json');
-      const ids = (await get(t.url, '/api/grains', key)).json().grains.map((g: { grain_id: string }) => g.grain_id);
-      assert.deepEqual(
-        files.filter((f) => f.startsWith('grains/')).sort(),
-        ids.map((id: string) => `grains/${id}.json`),
-      );
-      for (const f of files) {
-        const path =
-          f === 'grains.json' ? '/api/grains' : f === 'changelog.json' ? '/api/changelog' : `/api/${f.slice(0, -5)}`;
-        assert.deepEqual(readFileSync(join(out, f)), (await get(t.url, path, key)).body, `${f} equals ${path}`);
-      }
-    };
-    try {
-      const key = await register(t.url, 'verify@example.com');
-      const out = join(tempDir('mirror'), 'tables');
-      await syncMirror({ baseUrl: t.url, key, out });
-      await serving(site(siteDir, true));
-      const logged: string[] = [];
-      const announced = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
-      assert.deepEqual(announced.unannounced, [], 'the new entry names BBB');
-      // the operator rolls back: BBB's old record, and a changelog without the entry that named it
-      publishSite(siteDir, siteOf(false));
-      await serving(original);
-      const rolledBack = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
-      assert.deepEqual(rolledBack.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
-      assert.deepEqual(rolledBack.unannounced, ['BBB']);
-      assert.ok(
-        logged.includes(
-          'BBB: changed with no new changelog entry naming it (a rollback, or a build published without one)',
-        ),
-      );
-      await equalsApi(out, key);
-      // a build copied in from elsewhere, made without the guard: the changelog is as it was (a 304)
-      const unguarded = validateDataset(loadDataset(datasetOf(true))).dataset!;
-      const copied = siteFromDataset({ ...unguarded, changelog: unguarded.changelog.slice(0, 1) });
-      publishSite(siteDir, copied);
-      await serving(copied.manifest.build_id);
-      const silent = await syncMirror({ baseUrl: t.url, key, out });
-      assert.deepEqual(silent.unannounced, ['BBB']);
-      assert.equal(silent.counted, 1, 'only the changed record is counted');
-      await equalsApi(out, key);
-      const idle = await syncMirror({ baseUrl: t.url, key, out });
-      assert.equal(idle.changed, false);
-      assert.equal(idle.counted, 0, 'nothing changed: every request a free 304');
-    } finally {
-      await t.close();
-    }
-  });
-
-  it('refuses to start when the hour cannot cover it, and a gateway killed mid-sync leaves the old mirror', async () => {
-    const siteDir = tempDir('sync-site');
-    site(siteDir);
-    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '8' }, { sitePollMs: 10 });
-    const out = join(tempDir('mirror'), 'tables');
-    try {
-      const key = await register(t.url, 'small@example.com');
-      await syncMirror({ baseUrl: t.url, key, out });
-      const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
-      const id = site(siteDir, true);
-      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      // 5 of 8 are spent: the changelog takes the sixth, and 2 left cannot cover three records
-      await assert.rejects(syncMirror({ baseUrl: t.url, key, out }), (err: Error) => {
-        assert.ok(err instanceof SyncError, String(err));
-        assert.match(err.message, /has 2 requests left this hour and a sync may need 3; nothing was changed/);
-        return true;
-      });
-      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
-      // a fresh key, and the gateway killed after its third answer
-      const other = await register(t.url, 'killed@example.com');
-      let answers = 0;
-      const dying: typeof fetch = async (input, init) => {
-        const res = await fetch(input, init);
-        const body = await res.arrayBuffer(); // whole, before the gateway goes
-        if (++answers === 3) await t.close();
-        return new Response(res.status === 304 ? null : body, { status: res.status, headers: res.headers });
+  it(
+    'verifies every record: a rollback, and a build published without an entry, ' + 'reach the mirror and are named',
+    async () => {
+      const siteDir = tempDir('sync-site');
+      const original = site(siteDir);
+      const t = await startTestGateway({ SITE_DIR: siteDir }, { sitePollMs: 10 });
+      const serving = async (id: string) => {
+        for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
       };
-      await assert.rejects(
-        syncMirror({ baseUrl: t.url, key: other, out, fetch: dying, retries: 1, sleep: async () => {} }),
-        (err: Error) => err instanceof ApiError && /no answer/.test(err.message),
-      );
-      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
-      assert.deepEqual(
-        readdirSync(join(out, '..')).filter((n) => n !== 'tables'),
-        [],
-        'no half-written mirror left beside',
-      );
-    } finally {
-      await t.close();
-    }
-  });
+      const equalsApi = async (out: string, key: string) => {
+        const files = mirrorFiles(out).filter((f) => f !== 'sync-state.json');
+        const ids = (await get(t.url, '/api/grains', key)).json().grains.map((g: { grain_id: string }) => g.grain_id);
+        assert.deepEqual(
+          files.filter((f) => f.startsWith('grains/')).sort(),
+          ids.map((id: string) => `grains/${id}.json`),
+        );
+        for (const f of files) {
+          const path =
+            f === 'grains.json' ? '/api/grains' : f === 'changelog.json' ? '/api/changelog' : `/api/${f.slice(0, -5)}`;
+          assert.deepEqual(readFileSync(join(out, f)), (await get(t.url, path, key)).body, `${f} equals ${path}`);
+        }
+      };
+      try {
+        const key = await register(t.url, 'verify@example.com');
+        const out = join(tempDir('mirror'), 'tables');
+        await syncMirror({ baseUrl: t.url, key, out });
+        await serving(site(siteDir, true));
+        const logged: string[] = [];
+        const announced = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
+        assert.deepEqual(announced.unannounced, [], 'the new entry names BBB');
+        // the operator rolls back: BBB's old record, and a changelog without the entry that named it
+        publishSite(siteDir, siteOf(false));
+        await serving(original);
+        const rolledBack = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
+        assert.deepEqual(rolledBack.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
+        assert.deepEqual(rolledBack.unannounced, ['BBB']);
+        assert.ok(
+          logged.includes(
+            'BBB: changed with no new changelog entry naming it (a rollback, or a build published without one)',
+          ),
+        );
+        await equalsApi(out, key);
+        // a build copied in from elsewhere, made without the guard: the changelog is as it was (a 304)
+        const unguarded = validateDataset(loadDataset(datasetOf(true))).dataset!;
+        const copied = siteFromDataset({ ...unguarded, changelog: unguarded.changelog.slice(0, 1) });
+        publishSite(siteDir, copied);
+        await serving(copied.manifest.build_id);
+        const silent = await syncMirror({ baseUrl: t.url, key, out });
+        assert.deepEqual(silent.unannounced, ['BBB']);
+        assert.equal(silent.counted, 1, 'only the changed record is counted');
+        await equalsApi(out, key);
+        const idle = await syncMirror({ baseUrl: t.url, key, out });
+        assert.equal(idle.changed, false);
+        assert.equal(idle.counted, 0, 'nothing changed: every request a free 304');
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
+  it(
+    'refuses to start when the hour cannot cover it, ' + 'and a gateway killed mid-sync leaves the old mirror',
+    async () => {
+      const siteDir = tempDir('sync-site');
+      site(siteDir);
+      const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '8' }, { sitePollMs: 10 });
+      const out = join(tempDir('mirror'), 'tables');
+      try {
+        const key = await register(t.url, 'small@example.com');
+        await syncMirror({ baseUrl: t.url, key, out });
+        const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
+        const id = site(siteDir, true);
+        for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // 5 of 8 are spent: the changelog takes the sixth, and 2 left cannot cover three records
+        await assert.rejects(syncMirror({ baseUrl: t.url, key, out }), (err: Error) => {
+          assert.ok(err instanceof SyncError, String(err));
+          assert.match(err.message, /has 2 requests left this hour and a sync may need 3; nothing was changed/);
+          return true;
+        });
+        for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+        // a fresh key, and the gateway killed after its third answer
+        const other = await register(t.url, 'killed@example.com');
+        let answers = 0;
+        const dying: typeof fetch = async (input, init) => {
+          const res = await fetch(input, init);
+          const body = await res.arrayBuffer(); // whole, before the gateway goes
+          if (++answers === 3) await t.close();
+          return new Response(res.status === 304 ? null : body, { status: res.status, headers: res.headers });
+        };
+        await assert.rejects(
+          syncMirror({ baseUrl: t.url, key: other, out, fetch: dying, retries: 1, sleep: async () => {} }),
+          (err: Error) => err instanceof ApiError && /no answer/.test(err.message),
+        );
+        for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+        assert.deepEqual(
+          readdirSync(join(out, '..')).filter((n) => n !== 'tables'),
+          [],
+          'no half-written mirror left beside',
+        );
+      } finally {
+        await t.close();
+      }
+    },
+  );
 
   it('waits out a short Retry-After when allowed, and fails saying when to retry when not', () =>
     onOwnSite({ RATE_LIMIT_PER_HOUR: '2' }, async (t) => {

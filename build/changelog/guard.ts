@@ -93,7 +93,8 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
       at(
         loaded.changelog,
         ['entries', i],
-        `the published entry "${id}" was edited: entries are append-only; restore it and make the correction a new entry`,
+        `the published entry "${id}" was edited: entries are append-only; ` +
+          'restore it and make the correction a new entry',
       );
     }
   }

@@ -20,7 +20,8 @@ const cell = (t: Threshold | undefined) =>
   !t
     ? '(absent)'
     : t.value_type === 'numeric'
-      ? `${(t.value as number).toFixed(t.decimals ?? 0)}${t.value_alt !== null ? ` (${t.value_alt})` : ''}${t.threshold_note ? ` [${t.threshold_note}]` : ''}`
+      ? `${(t.value as number).toFixed(t.decimals ?? 0)}${t.value_alt !== null ? ` (${t.value_alt})` : ''}` +
+        `${t.threshold_note ? ` [${t.threshold_note}]` : ''}`
       : `${t.value_type}${t.value !== null ? ` "${t.value}"` : ''}${t.threshold_note ? ` [${t.threshold_note}]` : ''}`;
 
 /** The record the authority's page gives for a grain file's section. */

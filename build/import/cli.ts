@@ -59,15 +59,15 @@ async function main(): Promise<number> {
     last_scraped: page.retrieved ?? existing?.last_scraped ?? 'REVIEW',
   };
   const grain = draftGrain(section, meta, existing);
+  const copy = page.retrieved ? ` (copy of ${page.retrieved.slice(0, 10)})` : '';
   const header = [
     ` ${grain.grain_name} (${grain.grain_id}): grade determination table.`,
-    ` Imported from the authority's page by \`npm run import\`${page.retrieved ? ` (copy of ${page.retrieved.slice(0, 10)})` : ''}; reviewed by an editor.`,
+    ` Imported from the authority's page by \`npm run import\`${copy}; reviewed by an editor.`,
     ' Numbers are exactly as printed. Judged by the editor: ids, aggregates, fallthrough_conditions, variety_tracks.',
   ].join('\n');
   writeFileSync(file!, toYaml(grain, header));
-  console.log(
-    `${existing ? 'updated' : 'wrote'} ${file}: ${grain.factor_groups.reduce((n, g) => n + g.factors.length, 0)} factors`,
-  );
+  const factors = grain.factor_groups.reduce((n, g) => n + g.factors.length, 0);
+  console.log(`${existing ? 'updated' : 'wrote'} ${file}: ${factors} factors`);
   console.log('review: aggregates, fallthrough_conditions, grade_floor_rules, then run `npm run build`.');
   return 0;
 }

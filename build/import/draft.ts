@@ -25,7 +25,10 @@ export type GrainMeta = Pick<
   };
 
 const COLOURS = ['Yellow', 'White', 'Green', 'Brown', 'Black', 'Red', 'Mixed'];
-/** The colour words of a class name, in its order: "Corn, Canada Western Yellow, White or Mixed" → Yellow, White, Mixed. */
+/**
+ * The colour words of a class name, in its order: "Corn, Canada Western Yellow, White or Mixed"
+ * → Yellow, White, Mixed.
+ */
 const colourWords = (name: string) => name.split(/[\s,()]+/).filter((w) => COLOURS.includes(w));
 
 export const slug = (s: string) =>

@@ -116,7 +116,8 @@ const FootnoteRule = {
       ...footnoteEffectEnum,
       description:
         'not_applicable_for_colour: factor_ids are not assessed for a sample of that colour; sample_name_suffix: ' +
-        'a fall-through Sample grade of the track takes the suffix; not_in_total: factor_ids are not counted in total_id',
+        'a fall-through Sample grade of the track takes the suffix; ' +
+        'not_in_total: factor_ids are not counted in total_id',
     },
     factor_ids: { type: 'array', items: str },
     total_id: nullableStr,
