@@ -3,6 +3,8 @@
 // embeds them, each named schema as a component that the others reach by $ref (componentsOf);
 // the tests validate every published body against that document. Field sets are exact
 // (docs/contract.md, Records): additionalProperties is false and every field is required.
+
+import { EMAIL_MAX_LENGTH } from '../site-format.ts';
 import {
   coverageEnum,
   cropYear,
@@ -209,7 +211,7 @@ const Registration = exact({ api_key: str, email: str, schema_version: schemaVer
 const RegistrationRequest = {
   type: 'object',
   required: ['email'],
-  properties: { email: { type: 'string', maxLength: 254, format: 'email' } },
+  properties: { email: { type: 'string', maxLength: EMAIL_MAX_LENGTH, format: 'email' } },
 } as const;
 
 const ErrorBody = exact({
