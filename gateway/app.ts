@@ -10,7 +10,8 @@ import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Metrics } from './metrics.ts';
 import { chooseVariant, matchFails, noneMatch } from './negotiate.ts';
-import { type Decision, rateLimitHeaders, retryHeaders } from './rate-limit.ts';
+import type { Decision } from './rate-limit.ts';
+import { rateLimitHeaders, retryHeaders } from './rate-limit-headers.ts';
 import { createRegistration } from './registration.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
 import { route } from './routes.ts';
@@ -174,7 +175,7 @@ export function createApp(opts: AppOptions) {
         case 'public': {
           const page = site.pages.get(r.key);
           const doc = page
-            ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER))
+            ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER), now)
             : site.routes.get(r.key);
           if (!doc) return errorResponse(ERRORS.notFound, head);
           if (matchFails(req.headers['if-match'], doc)) return errorResponse(ERRORS.preconditionFailed, head);

@@ -10,6 +10,9 @@ import { escapeHtml, TEMPLATE_SLOT } from '../build/site-format.ts';
 import type { Resource, Variant } from './site.ts';
 
 const ORIGINS_KEPT = 32;
+/** New origins compressed at once: a burst, then one a second; past it, on an origin's second request. */
+const COMPRESS_BURST = 16;
+const COMPRESS_REFILL_MS = 1000;
 
 export interface PageTemplate {
   /** Text and slot names alternating, the figures already in. */
@@ -17,6 +20,9 @@ export interface PageTemplate {
   /** Builds a variant's headers (site.ts, variantHeaders, with the page's type and cache policy). */
   headersOf(v: { length: number; etag: string }, encoding: string | null): string[];
   filled: LRUCache<string, Resource>;
+  /** Compressions of a new origin's page left to spend at once, as of `budgetAt` (epoch ms). */
+  budget: number;
+  budgetAt: number;
 }
 
 /** A page's text → its template: every figure slot filled (values are digits), the origin left a slot. */
@@ -26,17 +32,26 @@ export function pageTemplate(
   headersOf: PageTemplate['headersOf'],
 ): PageTemplate {
   const withFigures = text.replace(TEMPLATE_SLOT, (slot, name: string) => figures[name] ?? slot);
-  return { parts: withFigures.split(TEMPLATE_SLOT), headersOf, filled: new LRUCache({ max: ORIGINS_KEPT }) };
+  const filled = new LRUCache<string, Resource>({ max: ORIGINS_KEPT });
+  return { parts: withFigures.split(TEMPLATE_SLOT), headersOf, filled, budget: COMPRESS_BURST, budgetAt: 0 };
 }
 
 /**
- * The page as asked from `origin`. The first request from an origin gets it plain (filling it costs
- * a copy and a hash); the second compresses it (a millisecond or a few, once): a stream of made-up
- * Host headers costs no compression, and the origins clients really use are served compressed.
+ * The page as asked from `origin` at `now`, compressed (a millisecond or a few, once per origin).
+ * Only a bounded number of new origins a second are compressed at once; past that, a new origin's
+ * first answer is plain (a copy and a hash) and its second is compressed, so a stream of made-up
+ * Host headers costs no compression while the origins clients really use are served compressed.
  */
-export function filledPage(page: PageTemplate, origin: string): Resource {
+export function filledPage(page: PageTemplate, origin: string, now: number): Resource {
   const known = page.filled.get(origin);
   if (known?.br) return known;
+  const refill = Math.floor((now - page.budgetAt) / COMPRESS_REFILL_MS);
+  if (refill > 0) {
+    page.budget = Math.min(COMPRESS_BURST, page.budget + refill);
+    page.budgetAt = now;
+  }
+  const compress = known !== undefined || page.budget > 0;
+  if (!known && compress) page.budget--;
   const body = known?.identity.body ?? fill(page, origin);
   const hash = known ? known.identity.etag.slice(1, -1) : createHash('sha256').update(body).digest('hex').slice(0, 32);
   const variant = (bytes: Buffer, encoding: string | null, suffix: string): Variant => {
@@ -48,7 +63,7 @@ export function filledPage(page: PageTemplate, origin: string): Resource {
   };
   const identity = known?.identity ?? variant(body, null, '');
   let resource: Resource = { identity, etags: new Set([identity.etag]) };
-  if (known) {
+  if (compress) {
     const br = brotliCompressSync(body, {
       params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
     });

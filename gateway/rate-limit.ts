@@ -60,7 +60,3 @@ export function decide(
 }
 
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));
-
-// Where the headers were before they had a file of their own; app.ts and the limits test still
-// import them from here.
-export { rateLimitHeaders, retryHeaders } from './rate-limit-headers.ts';

@@ -5,7 +5,7 @@
 // (requests, last use) is what the gateways had saved: up to a checkpoint behind (SQLite).
 // Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
-import { redisAccountQueries } from '../gateway/store/redis.ts';
+import { redisAccountQueries } from '../gateway/store/redis-account-queries.ts';
 import { openRedisClient } from '../gateway/store/redis-client.ts';
 import { accountQueries, openDatabase } from '../gateway/store/sqlite-schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
 import { ORIGIN_PLACEHOLDER, PAGE_SLOTS, PAGE_TEMPLATES, TEMPLATE_SLOT } from '../build/site-format.ts';
-import { get, realSiteDir, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { get, realSiteDir, request, startTestGateway, type TestGateway, testClock } from './helpers/gateway.ts';
 
 const PAGES = ['/', '/docs', '/grade'];
 
@@ -75,18 +75,28 @@ describe('pages filled by the gateway', () => {
     assert.equal(Number(res.headers['content-length']), res.body.length);
   });
 
-  it('a Host asked once is answered plain; compressed from its second request on', async () => {
-    const headers = { host: 'once.example', 'accept-encoding': 'br, gzip' };
-    const first = await request(t.url, '/docs', { headers });
-    assert.equal(first.status, 200);
-    assert.equal(first.headers['content-encoding'], undefined, 'a made-up Host costs no compression');
-    const second = await request(t.url, '/docs', { headers });
-    assert.equal(second.headers['content-encoding'], 'br');
-    assert.equal(brotliDecompressSync(second.body).toString(), first.body.toString());
-    const revalidated = await request(t.url, '/docs', {
-      headers: { ...headers, 'if-none-match': first.headers.etag! },
-    });
-    assert.equal(revalidated.status, 304, "the plain answer's ETag still matches once it is compressed");
+  it('compresses a burst of new Hosts at once, then one a second; past it, from a Host’s second request', async () => {
+    const clock = testClock();
+    const g = await startTestGateway({}, { clock });
+    try {
+      const ask = (host: string) => request(g.url, '/docs', { headers: { host, 'accept-encoding': 'br' } });
+      for (let i = 0; i < 16; i++)
+        assert.equal((await ask(`burst${i}.test`)).headers['content-encoding'], 'br', `${i}`);
+      const first = await ask('past.test');
+      assert.equal(first.headers['content-encoding'], undefined, 'past the burst, a new Host is answered plain');
+      const second = await ask('past.test');
+      assert.equal(second.headers['content-encoding'], 'br', 'and compressed from its second request');
+      assert.equal(brotliDecompressSync(second.body).toString(), first.body.toString());
+      const revalidated = await request(g.url, '/docs', {
+        headers: { host: 'past.test', 'accept-encoding': 'br', 'if-none-match': first.headers.etag! },
+      });
+      assert.equal(revalidated.status, 304, "the plain answer's ETag still matches once it is compressed");
+      clock.advance(1000);
+      assert.equal((await ask('later.test')).headers['content-encoding'], 'br', 'a second later, one more');
+      assert.equal((await ask('later2.test')).headers['content-encoding'], undefined);
+    } finally {
+      await g.close();
+    }
   });
 
   it('a Host that is not a plain host gets the placeholder host: a Host is never echoed as it came', async () => {

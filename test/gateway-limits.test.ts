@@ -3,7 +3,8 @@
 // replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decide, rateLimitHeaders, retryHeaders, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
+import { decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
+import { rateLimitHeaders, retryHeaders } from '../gateway/rate-limit-headers.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 

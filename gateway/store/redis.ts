@@ -20,9 +20,6 @@ import { verifiedKeys } from './redis-verified-keys.ts';
 import { unavailable } from './store-status.ts';
 import { MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
 
-// scripts/accounts.ts reads the operators' queries from here.
-export { redisAccountQueries } from './redis-account-queries.ts';
-
 export interface RedisStoreOptions {
   url: string;
   prefix: string;

@@ -1,13 +1,14 @@
 // What the gateway needs of a store, the same for SQLite and Redis: the gateway does not know
 // which one it has. Methods may answer at once or through a promise.
 import { performance } from 'node:perf_hooks';
+import { LIVE_KEYS_PER_ACCOUNT } from '../../build/site-format.ts';
 import type { Limiter } from '../rate-limit.ts';
 import type { StoreStatus } from './store-status.ts';
 
 export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
 
-/** docs/contract.md, Keys and registration: an account holds at most this many live keys (README, docs/contract.md). */
-export const MAX_LIVE_KEYS = 5;
+/** docs/contract.md, Keys and registration: an account holds at most this many live keys. */
+export const MAX_LIVE_KEYS = LIVE_KEYS_PER_ACCOUNT;
 
 /** A live key's account: the account it belongs to and the key's own id (its quota's subject). */
 export interface Account {
