@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { escapeHtml, TEMPLATE_SLOT } from '../build/site-format.ts';
-import type { Resource, Variant } from './site.ts';
+import type { Resource, Variant } from './resource.ts';
 
 const ORIGINS_KEPT = 32;
 /** New origins compressed at once: a burst, then one a second; past it, on an origin's second request. */

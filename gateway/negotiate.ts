@@ -1,6 +1,6 @@
 // Content-coding and validator matching. Results for an Accept-Encoding value are cached (clients
 // send a handful of distinct values), bounded so odd values cannot grow it.
-import type { Resource, Variant } from './site.ts';
+import type { Resource, Variant } from './resource.ts';
 
 type Choice = 'br' | 'gzip' | 'identity';
 const choices = new Map<string, Choice>();

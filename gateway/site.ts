@@ -21,25 +21,9 @@ import {
 } from '../build/site-format.ts';
 import type { Config } from './config.ts';
 import { type PageTemplate, pageTemplate } from './filled-pages.ts';
+import type { Resource, Variant } from './resource.ts';
 
-export interface Variant {
-  /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
-  body: Buffer | null;
-  path?: string;
-  etag: string;
-  /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
-  headers: string[];
-  /** The same for a 304 (validators and caching only, RFC 9110 §15.4.5). */
-  notModifiedHeaders: string[];
-}
-
-export interface Resource {
-  identity: Variant;
-  br?: Variant;
-  gzip?: Variant;
-  /** Every ETag of the resource: If-None-Match with any of them is a match (same content). */
-  etags: Set<string>;
-}
+export type { Resource, Variant } from './resource.ts';
 
 export interface Site {
   buildId: string;

@@ -1,0 +1,21 @@
+// One precomputed answer as the gateway holds it: each encoding's bytes with its headers built
+// once (site.ts loads a build's; filled-pages.ts makes the pages' per origin).
+
+export interface Variant {
+  /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
+  body: Buffer | null;
+  path?: string;
+  etag: string;
+  /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
+  headers: string[];
+  /** The same for a 304 (validators and caching only, RFC 9110 §15.4.5). */
+  notModifiedHeaders: string[];
+}
+
+export interface Resource {
+  identity: Variant;
+  br?: Variant;
+  gzip?: Variant;
+  /** Every ETag of the resource: If-None-Match with any of them is a match (same content). */
+  etags: Set<string>;
+}
