@@ -63,7 +63,8 @@ async function main() {
     const cpuRatio = t.name === BARE ? '' : ` (${(bareUs / a.cpuUs!).toFixed(3)})`;
     const spread = t.name === BARE ? '' : `**${o.ratio.toFixed(3)}** (${o.lowest.toFixed(3)}–${o.highest.toFixed(3)})`;
     console.log(
-      `| ${t.name} | ${a.rps.toFixed(0)} (${Math.min(...a.all!).toFixed(0)}–${Math.max(...a.all!).toFixed(0)}) | ${ratio} | ${a.cpuUs!.toFixed(2)}${cpuRatio} | ${o.cpuUs.toFixed(2)} | ${spread} |`,
+      `| ${t.name} | ${a.rps.toFixed(0)} (${Math.min(...a.all!).toFixed(0)}–${Math.max(...a.all!).toFixed(0)}) ` +
+        `| ${ratio} | ${a.cpuUs!.toFixed(2)}${cpuRatio} | ${o.cpuUs.toFixed(2)} | ${spread} |`,
     );
   }
 }

@@ -56,8 +56,10 @@ function time(label: string, datasetDir: string) {
   const bytes = [...r.site.files.values()].reduce((n, b) => n + b.length, 0);
   console.log(
     `${label}: ${r.dataset.grains.length} classes, ${r.dataset.changelog.length} changelog entries → ` +
-      `${Object.keys(r.site.manifest.routes).length} routes, ${Object.keys(r.site.manifest.bodies).length} distinct bodies, ` +
-      `${(bytes / 1048576).toFixed(1)} MiB; build ${((t1 - t0) / 1000).toFixed(1)} s, publish ${((t2 - t1) / 1000).toFixed(1)} s, ` +
+      `${Object.keys(r.site.manifest.routes).length} routes, ` +
+      `${Object.keys(r.site.manifest.bodies).length} distinct bodies, ` +
+      `${(bytes / 1048576).toFixed(1)} MiB; build ${((t1 - t0) / 1000).toFixed(1)} s, ` +
+      `publish ${((t2 - t1) / 1000).toFixed(1)} s, ` +
       `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
   );
   if (!values.keep) rmSync(out, { recursive: true, force: true });

@@ -52,12 +52,17 @@ async function main() {
   const log = (r: Row) => {
     rows.push(r);
     const x = r.result;
-    console.log(
-      `${r.scenario.padEnd(28)} ${r.target.padEnd(16)} ${x ? `${x.rps.toFixed(0).padStart(7)} req/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms${x.cpuUs ? `  CPU ${x.cpuUs.toFixed(1)} µs/req` : ''}${x.errors ? `  errors ${x.errors}` : ''}` : r.note}${r.rss ? `  peak RSS ${r.rss.toFixed(0)} MiB` : ''}`,
-    );
+    const figures = x
+      ? `${x.rps.toFixed(0).padStart(7)} req/s  p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms` +
+        `${x.cpuUs ? `  CPU ${x.cpuUs.toFixed(1)} µs/req` : ''}${x.errors ? `  errors ${x.errors}` : ''}`
+      : r.note;
+    const rss = r.rss ? `  peak RSS ${r.rss.toFixed(0)} MiB` : '';
+    console.log(`${r.scenario.padEnd(28)} ${r.target.padEnd(16)} ${figures}${rss}`);
   };
   console.log(
-    `load generator: ${HAS_WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s, ${ROUNDS} alternated round(s) per scenario (medians)${HAS_TASKSET ? ', server on CPU 0, load on CPU 1' : ''}`,
+    `load generator: ${HAS_WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ` +
+      `${WARMUP} s warm-up + ${DURATION} s, ${ROUNDS} alternated round(s) per scenario (medians)` +
+      `${HAS_TASKSET ? ', server on CPU 0, load on CPU 1' : ''}`,
   );
 
   // (a) embedded, limits out of the way for the throughput scenarios; 1,000 accounts in turn

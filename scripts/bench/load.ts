@@ -22,7 +22,10 @@ export interface Result {
   p50: number;
   p99: number;
   errors: number;
-  /** CPU time of the server process (user + system, all threads) per request, in µs: steadier than req/s on a shared machine. */
+  /**
+   * CPU time of the server process (user + system, all threads) per request, in µs: steadier than
+   * req/s on a shared machine.
+   */
   cpuUs?: number;
   /** req/s of each round, when the figures are medians of rounds. */
   all?: number[];
@@ -46,7 +49,8 @@ request = function()
   ${load.keysFile ? 'h["X-API-Key"] = keys[(n * 7919 + tid * 104729) % #keys + 1]' : ''}
   ${
     load.registrations
-      ? 'h["Content-Type"] = "application/json"\n  return wrk.format("POST", "/api/register", h, string.format(\'{"email":"b%d-%d-%d@example.com"}\', os.time(), tid, n))'
+      ? 'h["Content-Type"] = "application/json"\n  return wrk.format("POST", "/api/register", h, ' +
+        'string.format(\'{"email":"b%d-%d-%d@example.com"}\', os.time(), tid, n))'
       : `return wrk.format(${JSON.stringify(load.method ?? 'GET')}, ${JSON.stringify(load.path)}, h)`
   }
 end`;
