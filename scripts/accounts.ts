@@ -4,10 +4,12 @@
 // A revoked key is refused by running gateways within their bound (docs/operations.md). Usage
 // (requests, last use) is what the gateways had saved: up to a checkpoint behind (SQLite).
 // Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
 import { redisAccountQueries } from '../gateway/store/redis-account-queries.ts';
 import { openRedisClient } from '../gateway/store/redis-client.ts';
-import { accountQueries, openDatabase } from '../gateway/store/sqlite-schema.ts';
+import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite-schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
 import { readArgs, usageExit } from './cli.ts';
 
@@ -165,6 +167,12 @@ async function main(): Promise<number> {
     } finally {
       client.disconnect();
     }
+  }
+  // Opening creates the file: a mistyped STATE_DIR would list an empty store and leave one behind
+  const file = join(config.stateDir, DB_FILE);
+  if (!existsSync(file)) {
+    console.error(`no store at ${file}: is STATE_DIR the gateway's? (it is created when the gateway first starts)`);
+    return 1;
   }
   const db = openDatabase(config.stateDir);
   try {

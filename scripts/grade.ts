@@ -1,27 +1,29 @@
-// npm run grade -- <GRAIN_ID> <sample.json | -> [--site DIR]
-// Grades a sample against the record of the published build (SITE_DIR, else ./site; run
-// `npm run build` first) with the reference grader, and prints its answer as one JSON object on
-// stdout (docs/grading.md). Exit codes: 0 graded (whatever the result), 1 no build to read, 2 a
-// usage error, a sample that is not JSON (line and column named) or one that cannot be real (the
+// npm run grade -- <GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR]
+// Grades a sample against the class's record, read from the published build (SITE_DIR, else
+// ./site; run `npm run build` first) or from a copy `npm run sync` keeps, with the reference
+// grader, and prints its answer as one JSON object on stdout (docs/grading.md). Exit codes: 0
+// graded (whatever the result), 1 no build or copy to read, 2 a usage error, a sample that is not JSON (line and column named) or one that cannot be real (the
 // field and its range named).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { grade, parseSample } from '../build/client/grade.ts';
+import { SYNC_FILES } from '../build/client/sync.ts';
 import { grainKey, MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
 import type { GrainRecord } from '../build/types.ts';
 import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run grade --',
-  usage: '<GRAIN_ID> <sample.json | -> [--site DIR]',
-  help: `Grades a sample (a JSON file, or - for standard input) against the class's record in the published
-build, with the reference grader (/client/grade.js), and prints the answer as JSON.
+  usage: '<GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR]',
+  help: `Grades a sample (a JSON file, or - for standard input) against the class's record, with the
+reference grader (/client/grade.js), and prints the answer as JSON.
 
   --site DIR   the published site to read (default: SITE_DIR, else ./site; npm run build makes it)
+  --copy DIR   a copy of the tables that npm run sync keeps (its --out folder), instead of a site
 
-Exit codes: 0 graded (the answer's result says grade, fallthrough or undetermined); 1 no build to
-read; 2 a usage error, a sample that is not JSON, or a value no sample can have.`,
-  options: { site: { type: 'string' } },
+Exit codes: 0 graded (the answer's result says grade, fallthrough or undetermined); 1 no build or
+copy to read; 2 a usage error, a sample that is not JSON, or a value no sample can have.`,
+  options: { site: { type: 'string' }, copy: { type: 'string' } },
   positionals: true,
 } as const;
 
@@ -33,7 +35,7 @@ function loadRecord(site: string, grainId: string): GrainRecord | number {
     dir = join(site, pointer.dir);
     manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
   } catch {
-    console.error(`no published build in ${site}: run npm run build first`);
+    console.error(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
     return 1;
   }
   const canonical = manifest.grain_ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
@@ -42,11 +44,30 @@ function loadRecord(site: string, grainId: string): GrainRecord | number {
   return JSON.parse(readFileSync(join(dir, body.identity.file), 'utf8')) as GrainRecord;
 }
 
+/** The record from a folder npm run sync keeps: its list names the ids, grains/<ID>.json holds each. */
+function loadCopy(copy: string, grainId: string): GrainRecord | number {
+  let ids: string[];
+  try {
+    const list = JSON.parse(readFileSync(join(copy, SYNC_FILES.list), 'utf8')) as { grains: { grain_id: string }[] };
+    ids = list.grains.map((g) => g.grain_id);
+  } catch {
+    console.error(`no synced copy in ${copy}: npm run sync -- --out ${copy} makes one`);
+    return 1;
+  }
+  const canonical = ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
+  if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the copy has ${ids.join(', ')}`);
+  return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
+}
+
 function main(): number {
   const { values, positionals } = readArgs(spec);
   const [grainId, samplePath] = positionals;
   if (!grainId || !samplePath || positionals.length > 2) usageExit(spec, 'give a grain id and a sample file (or -)');
-  const record = loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? 'site'), grainId);
+  if (values.site !== undefined && values.copy !== undefined) usageExit(spec, 'give --site or --copy, not both');
+  const record =
+    values.copy !== undefined
+      ? loadCopy(resolve(values.copy), grainId)
+      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? 'site'), grainId);
   if (typeof record === 'number') return record;
   const name = samplePath === '-' ? 'the sample on standard input' : `the sample ${samplePath}`;
   let text: string;

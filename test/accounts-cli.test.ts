@@ -3,7 +3,9 @@
 // revokes one key or all, which the running gateway refuses within 2 seconds. The CLI runs as its
 // own process, as an operator runs it; the gateway is asked through its app (helpers/inject.ts).
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { tempDir } from './helpers/dataset.ts';
 import { runAccounts, startTestGateway } from './helpers/gateway.ts';
 import { injectGet, injectRegister } from './helpers/inject.ts';
 
@@ -66,5 +68,14 @@ describe('npm run accounts', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('refuses a STATE_DIR that holds no store, creating nothing there', async () => {
+    const dir = tempDir('no-store');
+    const r = await runAccounts({ STATE_DIR: dir }, 'list');
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^no store at .*gateway\.sqlite: is STATE_DIR the gateway's\?/);
+    assert.deepEqual(readdirSync(dir), [], 'no empty store left behind');
   });
 });

@@ -3,11 +3,12 @@
 // a sample that is not JSON named by line and column, a value no sample can have by field and range.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { grade } from '../build/client/grade.ts';
+import { SYNC_FILES } from '../build/client/sync.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
@@ -73,6 +74,32 @@ describe('grader: the public module and the CLI', () => {
     });
   }
 
+  it("docs/grading.md's whole CWRS sample gets the answer the page shows", async () => {
+    const doc = readFileSync(join(root, 'docs/grading.md'), 'utf8');
+    const [sample, result] = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
+    const record = (await get(t.url, '/api/grains/CWRS', key)).json();
+    assert.deepEqual(grade(record, sample), result);
+  });
+
+  it('grades against a copy npm run sync keeps as against the build', async () => {
+    const copy = tempDir('copy');
+    mkdirSync(join(copy, 'grains'));
+    writeFileSync(join(copy, SYNC_FILES.list), (await get(t.url, '/api/grains', key)).text());
+    const record = await get(t.url, '/api/grains/CWRS', key);
+    writeFileSync(join(copy, SYNC_FILES.record('CWRS')), record.text());
+    const sample = samples.find(([id]) => id === 'CWRS')![1];
+    const run = (...where: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', 'cwrs', '-', ...where], {
+        cwd: root,
+        encoding: 'utf8',
+        input: JSON.stringify(sample),
+      });
+    const fromCopy = run('--copy', copy);
+    assert.equal(fromCopy.status, 0, fromCopy.stderr);
+    assert.deepEqual(JSON.parse(fromCopy.stdout), grade(record.json(), sample));
+    assert.equal(fromCopy.stdout, run('--site', realSiteDir()).stdout);
+  });
+
   const failures: [name: string, args: string[], input: string | null, status: number, message: RegExp][] = [
     ['a malformed sample', ['CWRS', '-'], '{"values":{"ergot":"high"}}', 2, /values\.ergot: must be a finite number/],
     [
@@ -113,7 +140,9 @@ describe('grader: the public module and the CLI', () => {
     ],
     ['an unknown grain', ['NOPE', '-'], '{}', 2, /unknown grain id "NOPE"/],
     ['no arguments', [], null, 2, /give a grain id and a sample file \(or -\)\nusage: npm run grade -- <GRAIN_ID>/],
-    ['no build', ['CWRS', '-', '--site', '/nonexistent'], '{}', 1, /no published build/],
+    ['no build', ['CWRS', '-', '--site', '/nonexistent'], '{}', 1, /no published build.*or read a synced copy/],
+    ['no synced copy', ['CWRS', '-', '--copy', '/nonexistent'], '{}', 1, /no synced copy in \/nonexistent/],
+    ['a site and a copy', ['CWRS', '-', '--site', 'a', '--copy', 'b'], '{}', 2, /give --site or --copy, not both/],
   ];
   it('npm run grade -- --help says what it does and exits 0', () => {
     const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', '--help'], {
@@ -123,14 +152,14 @@ describe('grader: the public module and the CLI', () => {
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(
       cli.stdout,
-      /^usage: npm run grade -- <GRAIN_ID> <sample\.json \| -> \[--site DIR\]\n\nGrades a sample/,
+      /^usage: npm run grade -- <GRAIN_ID> <sample\.json \| -> \[--site DIR \| --copy DIR\]\n\nGrades a sample/,
     );
     assert.match(cli.stdout, /Exit codes: 0 graded/);
   });
 
   for (const [name, args, input, status, message] of failures) {
     it(`the CLI exits ${status} for ${name}, saying why`, () => {
-      const site = args.includes('--site') ? [] : ['--site', realSiteDir()];
+      const site = args.includes('--site') || args.includes('--copy') ? [] : ['--site', realSiteDir()];
       const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', ...args, ...site], {
         cwd: root,
         encoding: 'utf8',

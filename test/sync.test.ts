@@ -255,6 +255,19 @@ describe('sync', () => {
       });
     }));
 
+  it('names why nothing answered and how often it tried, when no service listens at the URL', async () => {
+    const t = await startTestGateway();
+    const base = t.url;
+    await t.close(); // nothing listens on that port any more
+    const client = createClient({ baseUrl: base, key: 'ggt_x', retries: 2, sleep: async () => {} });
+    await assert.rejects(client.listGrains(), (err: Error) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.status, null);
+      assert.match(err.message, /after 3 attempt\(s\): fetch failed \(ECONNREFUSED\)\. Check that the service runs/);
+      return true;
+    });
+  });
+
   it('the client is served as a public module that works as its source does', () =>
     onOwnSite({}, async (t) => {
       const res = await get(t.url, '/client/api.js');

@@ -3,7 +3,7 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
-import { GRAIN_LIST_KEY, grainKey, ROUTES } from '../site-format.ts';
+import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, ROUTES } from '../site-format.ts';
 import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 
 export interface RateLimit {
@@ -79,7 +79,7 @@ export function createClient(opts: ClientOptions) {
 
   async function get<T>(path: string): Promise<Answer<T>> {
     const cached = opts.cache?.get(path);
-    const headers: Record<string, string> = { 'X-API-Key': opts.key, Accept: 'application/json' };
+    const headers: Record<string, string> = { [API_KEY_HEADER]: opts.key, Accept: 'application/json' };
     if (cached) headers['If-None-Match'] = cached.etag;
     for (let attempt = 0; ; attempt++) {
       let res: Response;
@@ -90,7 +90,14 @@ export function createClient(opts: ClientOptions) {
           await sleep(backoff(attempt));
           continue;
         }
-        throw new ApiError(`no answer from ${base} for ${path}: ${(err as Error).message}`, null);
+        // fetch says only "fetch failed": the reason (refused, not found, reset) is its cause's code
+        const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
+        const why = cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
+        throw new ApiError(
+          `no answer from ${base} for ${path} after ${attempt + 1} attempt(s): ${why}. ` +
+            'Check that the service runs at that URL, then retry.',
+          null,
+        );
       }
       const rateLimit = rateLimitOf(res.headers);
       if (res.status === 304 && cached) {

@@ -35,12 +35,18 @@ export interface SyncSummary {
 export class SyncError extends Error {}
 
 const STATE = 'sync-state.json';
+/** Where a copy keeps each body (docs/sync.md): the list, the changelog, and one file a record. */
+export const SYNC_FILES = {
+  list: 'grains.json',
+  changelog: 'changelog.json',
+  record: (grainId: string) => `grains/${grainId}.json`,
+};
 const fileOf = (path: string) =>
   path === GRAIN_LIST_KEY
-    ? 'grains.json'
+    ? SYNC_FILES.list
     : routeOf(path) === 'changelog'
-      ? 'changelog.json'
-      : `grains/${basename(path)}.json`;
+      ? SYNC_FILES.changelog
+      : SYNC_FILES.record(basename(path));
 
 /** A run cut short between the two renames of a swap leaves the previous mirror beside: put it back. */
 function recover(out: string) {
@@ -99,8 +105,8 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     );
   }
   const files = new Map<string, string>([
-    ['changelog.json', changelog.text],
-    ['grains.json', list.text],
+    [SYNC_FILES.changelog, changelog.text],
+    [SYNC_FILES.list, list.text],
   ]);
   const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
   const changed: string[] = [];
@@ -115,7 +121,7 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   }
   const removed = oldIds.filter((id) => !ids.includes(id));
   records.removed = removed.length;
-  const whole = existsSync(join(out, 'grains.json'));
+  const whole = existsSync(join(out, SYNC_FILES.list));
   if (whole && changelog.notModified && list.notModified && !changed.length && !removed.length) {
     return done(records, false);
   }
@@ -163,7 +169,7 @@ function namedByNewEntries(out: string, changelog: { notModified: boolean; body:
   if (changelog.notModified) return new Set<string>();
   let known = new Set<string>();
   try {
-    const old = JSON.parse(readFileSync(join(out, 'changelog.json'), 'utf8')) as { entries: Entry[] };
+    const old = JSON.parse(readFileSync(join(out, SYNC_FILES.changelog), 'utf8')) as { entries: Entry[] };
     known = new Set(old.entries.map((e) => e.id));
   } catch {
     // no changelog in the mirror: every entry is new to it

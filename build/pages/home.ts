@@ -23,9 +23,9 @@ Made for grain-handling and grading software that keeps a copy and syncs it now 
 
 <section aria-labelledby="get-key" class="register">
 <h2 id="get-key">Get a free API key</h2>
-<p>Keys are free and issued at once (up to ${PAGE_SLOTS.registerLimitPerHour} an hour from one address).
+<p>Keys are free and issued at once (up to ${PAGE_SLOTS.registerLimitPerHour} an hour from one network address).
 Registering again with the same address gives you another key and stops none
-(at most ${LIVE_KEYS_PER_ACCOUNT} live keys an address); revoke a key with
+(at most ${LIVE_KEYS_PER_ACCOUNT} live keys per e-mail address); revoke a key with
 <code>DELETE ${ROUTES.revokeKey.path}</code>.</p>
 ${registrationForm()}
 <div id="result" class="result" hidden>
