@@ -2,8 +2,8 @@
 // Grades a sample against the class's record, read from the published build (SITE_DIR, else
 // ./site; run `npm run build` first) or from a copy `npm run sync` keeps, with the reference
 // grader, and prints its answer as one JSON object on stdout (docs/grading.md). Exit codes: 0
-// graded (whatever the result), 1 no build or copy to read, 2 a usage error, a sample that is not JSON (line and column named) or one that cannot be real (the
-// field and its range named).
+// graded (whatever the result), 1 no build or copy to read, 2 a usage error, a sample that is
+// not JSON (line and column named) or one that cannot be real (the field and its range named).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { grade, parseSample } from '../build/client/grade.ts';
