@@ -50,8 +50,11 @@ if (live && silent.length) {
 const { manifest, files } = result.site;
 const { dir, reused } = publishSite(out, result.site);
 const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);
+// After a rollback the same dataset gives a build the site already holds: it is served again
+const served = live?.build_id === manifest.build_id;
+const what = !reused ? 'published' : served ? 'unchanged:' : `served again (was ${live?.build_id ?? 'none'}):`;
 console.log(
-  `${reused ? 'unchanged' : 'published'} build ${manifest.build_id} in ${dir}: ` +
+  `${what} build ${manifest.build_id} in ${dir}: ` +
     `${Object.keys(manifest.routes).length} routes, ` +
     `${Object.keys(manifest.bodies).length} distinct bodies, ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB, ` +
     `${Math.round(performance.now() - started)} ms`,
