@@ -9,12 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
-import { HAS_TASKSET, HAS_WRK, ROUNDS, root, runBench, work } from './context.ts';
+import { HAS_TASKSET, HAS_WRK, RECORD, ROUNDS, root, runBench, work } from './context.ts';
 import { seedAccounts } from './data.ts';
 import { probe, rounds, type Target, together } from './load.ts';
 import { startBare, startGateway } from './servers.ts';
 
-const RECORD = '/api/grains/CWRS';
 const CONFIGS: [name: string, env: Record<string, string>][] = [
   ['ACCESS_LOG=all (default)', {}],
   ['ACCESS_LOG=off', { ACCESS_LOG: 'off' }],

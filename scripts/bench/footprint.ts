@@ -5,7 +5,7 @@
 // published. The same for the gateway run from the sources through tsx (npm run dev, and npm start
 // before it ran the bundle), for comparison. Starts alternate, and each figure is the median of its starts.
 import { join } from 'node:path';
-import { ROUNDS, work } from './context.ts';
+import { HEALTH, ROUNDS, work } from './context.ts';
 import { currentRss, median, probe } from './load.ts';
 import { startBare, startGateway } from './servers.ts';
 
@@ -41,7 +41,7 @@ export async function footprint(siteDir: string, starts = Math.max(3, ROUNDS)): 
     tsx: gateway('tsx'),
     bare: async () => {
       const b = await startBare(200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
-      await probe(b.url, '/health', {});
+      await probe(b.url, HEALTH, {});
       await settle();
       f.bare.rss.push(currentRss(b.pid));
       f.bare.startupMs.push(b.startupMs);

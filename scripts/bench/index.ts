@@ -21,8 +21,11 @@ import {
   HAS_NGINX,
   HAS_TASKSET,
   HAS_WRK,
+  HEALTH,
   NGINX_MISSING,
   opt,
+  RECORD,
+  REGISTER,
   ROUNDS,
   root,
   runBench,
@@ -45,7 +48,6 @@ async function main() {
   publishSite(siteDir, built.site);
   const pointer = readPointer(siteDir)!;
   const manifest = JSON.parse(readFileSync(join(siteDir, pointer.dir, MANIFEST_FILE), 'utf8')) as Manifest;
-  const RECORD = '/api/grains/CWRS';
   bundleForBench();
   const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;
   const rows: Row[] = [];
@@ -88,7 +90,7 @@ async function main() {
   });
   const regProbe = await probe(
     a.url,
-    '/api/register',
+    REGISTER,
     { 'content-type': 'application/json' },
     'POST',
     '{"email":"probe@example.com"}',
@@ -108,13 +110,13 @@ async function main() {
       REGISTER_LIMIT_PER_HOUR: '1000000000',
     });
     redis = { gateway: r, prefix };
-    for (let i = 0; i < 50 && (await probe(r.url, '/health', {})).body.toString().includes('unavailable'); i++)
+    for (let i = 0; i < 50 && (await probe(r.url, HEALTH, {})).body.toString().includes('unavailable'); i++)
       await new Promise((res) => setTimeout(res, 100));
     const redisKeys: string[] = [];
     for (let i = 0; i < 1_000; i++) {
       const res = await probe(
         r.url,
-        '/api/register',
+        REGISTER,
         { 'content-type': 'application/json' },
         'POST',
         JSON.stringify({ email: `redis-${i}@example.com` }),
@@ -212,7 +214,7 @@ async function main() {
   await nginx?.stop();
   const real = await realRequests(a, keys1k, RECORD);
   await scenario('401 flood (unknown keys)', a, unknownProbe, unknown);
-  await scenario('registration burst', a, regProbe, { path: '/api/register', registrations: true });
+  await scenario('registration burst', a, regProbe, { path: REGISTER, registrations: true });
   await a.stop();
 
   // past the limit: one account that used its hour

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CONNECTIONS, DURATION, HAS_WRK, pin, ROUNDS, root, WARMUP, work } from './context.ts';
+import { CONNECTIONS, DURATION, HAS_WRK, pin, REGISTER, ROUNDS, root, WARMUP, work } from './context.ts';
 
 export interface Load {
   path: string;
@@ -49,7 +49,7 @@ request = function()
   ${load.keysFile ? 'h["X-API-Key"] = keys[(n * 7919 + tid * 104729) % #keys + 1]' : ''}
   ${
     load.registrations
-      ? 'h["Content-Type"] = "application/json"\n  return wrk.format("POST", "/api/register", h, ' +
+      ? `h["Content-Type"] = "application/json"\n  return wrk.format("POST", ${JSON.stringify(REGISTER)}, h, ` +
         'string.format(\'{"email":"b%d-%d-%d@example.com"}\', os.time(), tid, n))'
       : `return wrk.format(${JSON.stringify(load.method ?? 'GET')}, ${JSON.stringify(load.path)}, h)`
   }

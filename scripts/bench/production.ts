@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
-import { HAS_TASKSET, HAS_WRK, root, runBench, work } from './context.ts';
+import { HAS_TASKSET, HAS_WRK, RECORD, root, runBench, work } from './context.ts';
 import { seedAccounts } from './data.ts';
 import { footprint } from './footprint.ts';
 import { realRequests } from './real-request.ts';
@@ -23,7 +23,7 @@ async function main() {
   const state = join(work, 'state');
   const keysFile = seedAccounts(state, 1_000);
   const gateway = await startGateway({ STATE_DIR: state, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000000' });
-  const cases = await realRequests(gateway, keysFile, '/api/grains/CWRS');
+  const cases = await realRequests(gateway, keysFile, RECORD);
   await gateway.stop();
   console.log(`\n${productionReport(f, cases)}`);
 }

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { BUNDLE_DIR, children, pin, root, work } from './context.ts';
+import { BUNDLE_DIR, children, HEALTH, pin, root, work } from './context.ts';
 
 export function reachable(port: number): Promise<boolean> {
   return new Promise((r) => {
@@ -76,7 +76,7 @@ export async function startGateway(env: Record<string, string>, how: 'bundle' | 
 
 async function healthy(url: string): Promise<boolean> {
   try {
-    return (await probe(url, '/health')) === 200;
+    return (await probe(url, HEALTH)) === 200;
   } catch {
     return false;
   }
