@@ -103,4 +103,17 @@ describe('HTTP details over a real gateway', () => {
     assert.equal(nm.headers['x-ratelimit-used'], '5');
     assert.equal(nm.headers['retry-after'], undefined);
   });
+
+  it('a 304 names the ETag the client sent, whichever encoding it now accepts', async () => {
+    const k = await register(t.url, 'names-etag@example.com');
+    const plain = await get(t.url, '/api/grains/CWAD', k);
+    const br = await get(t.url, '/api/grains/CWAD', k, { 'accept-encoding': 'br' });
+    assert.notEqual(plain.headers.etag, br.headers.etag);
+    const nm = async (etag: string, ae: string) =>
+      (await get(t.url, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
+    assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
+    assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
+    // a list names no one tag: the 304 names the encoding the client would be sent
+    assert.equal(await nm(`${plain.headers.etag}, "other"`, 'br'), br.headers.etag);
+  });
 });
