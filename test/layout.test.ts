@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { ROUTE_NAMES, ROUTES } from '../build/site-format.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const SITE_FORMAT = 'build/site-format.ts';
 
-function sources(dir: string): string[] {
+function sources(dir: string, ends = ['.ts']): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .filter((e) => e.isFile() && ends.some((end) => e.name.endsWith(end)))
     .map((e) => relative(root, join(e.parentPath, e.name)))
     .sort();
 }
@@ -35,8 +36,8 @@ describe('layout', () => {
   it('finds the imports it checks (the walker itself works)', () => {
     const routes = importsOf('gateway/routes.ts').map((i) => resolveSpec('gateway/routes.ts', i.spec));
     assert.ok(routes.includes(SITE_FORMAT), routes.join(', '));
-    const entry = importsOf('gateway/index.ts').filter((i) => i.dynamic);
-    assert.ok(entry.length > 0, 'the start-up entry loads the build lazily');
+    const lazy = importsOf('gateway/store/open.ts').filter((i) => i.dynamic);
+    assert.ok(lazy.length > 0, 'the store opener loads the Redis store lazily');
   });
 
   it('the gateway imports nothing from build/ but the site format', () => {
@@ -64,9 +65,28 @@ describe('layout', () => {
     assert.deepEqual(users, ['gateway/server-proxy.ts', 'gateway/server.ts']);
   });
 
+  it('no route path is written outside the route table (site-format.ts), but in comments', () => {
+    // a string literal that starts with a row's path (its fixed part): the home page's "/" is every path's start
+    const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const fixed = ROUTE_NAMES.map((name) => ROUTES[name].path.split(/[{*]/)[0]!).filter((p) => p !== '/');
+    const literal = new RegExp(`['"\`](?:${fixed.map(escapeRegExp).join('|')})(?=['"\`?/$]|[a-z]*\\.)`);
+    assert.ok(literal.test("'/api/grains'") && literal.test('`/client/grade.js`') && !literal.test("'/apis'"));
+    const found = ['build', 'gateway', 'scripts']
+      .flatMap((dir) => sources(dir, ['.ts', '.js', '.mjs']))
+      .filter((file) => file !== SITE_FORMAT)
+      .flatMap((file) =>
+        readFileSync(join(root, file), 'utf8')
+          .split('\n')
+          .map((line, i) => ({ where: `${file}:${i + 1}`, line: line.trim() }))
+          .filter(({ line }) => !/^(\/\/|\*|\/\*)/.test(line) && literal.test(line))
+          .map(({ where, line }) => `${where}: ${line}`),
+      );
+    assert.deepEqual(found, []);
+  });
+
   it('no source file outside test/ is over 300 lines', () => {
     const long = ['build', 'gateway', 'scripts']
-      .flatMap(sources)
+      .flatMap((dir) => sources(dir))
       .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length - 1 }))
       .filter((f) => f.lines > 300);
     assert.deepEqual(long, []);
