@@ -43,10 +43,14 @@ let gateway: Gateway;
 try {
   gateway = await startGateway({ config });
 } catch (err) {
-  // A state directory another gateway holds, or one that cannot be used: a sentence, no stack
-  // (docs/operations.md, "When something goes wrong").
-  if (!(err instanceof StateDirError)) throw err;
-  console.error(`start-up refused: ${err.message}`);
+  // A port another process holds, a state directory another gateway holds, or one that cannot be
+  // used: a sentence, no stack (docs/operations.md, "When something goes wrong").
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${config.host ?? 'every address'} port ${config.port}`;
+  if (code === 'EADDRINUSE') console.error(`start-up refused: ${where} is in use: stop what holds it, or set PORT`);
+  else if (code === 'EACCES') console.error(`start-up refused: ${where} is not open to this user: set PORT above 1023`);
+  else if (err instanceof StateDirError) console.error(`start-up refused: ${err.message}`);
+  else throw err;
   process.exit(1);
 }
 const stop = (signal: string) => {

@@ -2,10 +2,12 @@
 // documented defaults, and npm start stopping on a bad value (docs/operations.md lists them).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
-import { root } from './helpers/gateway.ts';
+import { tempDir } from './helpers/dataset.ts';
+import { realSiteDir, root } from './helpers/gateway.ts';
 
 describe('configuration', () => {
   const bad: [Record<string, string>, RegExp][] = [
@@ -49,5 +51,28 @@ describe('configuration', () => {
     });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /configuration error: RATE_LIMIT_PER_HOUR must be a whole number/);
+  });
+
+  it('stops start-up with a sentence when the port is taken, no stack', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+        cwd: root,
+        env: {
+          ...process.env,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          STATE_DIR: tempDir('port-taken'),
+          SITE_DIR: realSiteDir(),
+        },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 1);
+      assert.equal(run.stderr, `start-up refused: 127.0.0.1 port ${port} is in use: stop what holds it, or set PORT\n`);
+    } finally {
+      holder.close();
+    }
   });
 });
