@@ -6,6 +6,7 @@
 // not JSON (line and column named) or one that cannot be real (the field and its range named).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { grade, parseSample } from '../build/client/grade.ts';
 import { SYNC_FILES } from '../build/client/sync.ts';
 import { grainKey, MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
@@ -27,7 +28,7 @@ copy to read; 2 a usage error, a sample that is not JSON, or a value no sample c
   positionals: true,
 } as const;
 
-function loadRecord(site: string, grainId: string): GrainRecord | number {
+function loadRecord(site: string, grainId: string, io: GradeIo): GrainRecord | number {
   let manifest: Manifest;
   let dir: string;
   try {
@@ -35,7 +36,7 @@ function loadRecord(site: string, grainId: string): GrainRecord | number {
     dir = join(site, pointer.dir);
     manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
   } catch {
-    console.error(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
+    io.err(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
     return 1;
   }
   const canonical = manifest.grain_ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
@@ -45,13 +46,13 @@ function loadRecord(site: string, grainId: string): GrainRecord | number {
 }
 
 /** The record from a folder npm run sync keeps: its list names the ids, grains/<ID>.json holds each. */
-function loadCopy(copy: string, grainId: string): GrainRecord | number {
+function loadCopy(copy: string, grainId: string, io: GradeIo): GrainRecord | number {
   let ids: string[];
   try {
     const list = JSON.parse(readFileSync(join(copy, SYNC_FILES.list), 'utf8')) as { grains: { grain_id: string }[] };
     ids = list.grains.map((g) => g.grain_id);
   } catch {
-    console.error(`no synced copy in ${copy}: npm run sync -- --out ${copy} makes one`);
+    io.err(`no synced copy in ${copy}: npm run sync -- --out ${copy} makes one`);
     return 1;
   }
   const canonical = ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
@@ -59,36 +60,49 @@ function loadCopy(copy: string, grainId: string): GrainRecord | number {
   return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
 }
 
-function main(): number {
-  const { values, positionals } = readArgs(spec);
+/** Where the command reads a sample and writes its answer: the process's, or a test's (in process). */
+export interface GradeIo {
+  readSample(path: string): string;
+  out(line: string): void;
+  err(line: string): void;
+}
+const PROCESS_IO: GradeIo = {
+  readSample: (path) => readFileSync(path === '-' ? 0 : path, 'utf8'),
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+};
+
+/** The command on its arguments: its exit code. A usage error or --help exits the process (cli.ts). */
+export function gradeCommand(argv: string[], io: GradeIo = PROCESS_IO): number {
+  const { values, positionals } = readArgs(spec, argv);
   const [grainId, samplePath] = positionals;
   if (!grainId || !samplePath || positionals.length > 2) usageExit(spec, 'give a grain id and a sample file (or -)');
   if (values.site !== undefined && values.copy !== undefined) usageExit(spec, 'give --site or --copy, not both');
   const record =
     values.copy !== undefined
-      ? loadCopy(resolve(values.copy), grainId)
-      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? 'site'), grainId);
+      ? loadCopy(resolve(values.copy), grainId, io)
+      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? 'site'), grainId, io);
   if (typeof record === 'number') return record;
   const name = samplePath === '-' ? 'the sample on standard input' : `the sample ${samplePath}`;
   let text: string;
   try {
-    text = readFileSync(samplePath === '-' ? 0 : samplePath, 'utf8');
+    text = io.readSample(samplePath);
   } catch {
-    console.error(`${name} cannot be read`);
+    io.err(`${name} cannot be read`);
     return 2;
   }
   const parsed = parseSample(text);
   if ('error' in parsed) {
-    console.error(`${name} is ${parsed.error}`);
+    io.err(`${name} is ${parsed.error}`);
     return 2;
   }
   const result = grade(record, parsed.sample);
   if ('error' in result) {
-    console.error(`the sample is not valid: ${result.field}: ${result.error}`);
+    io.err(`the sample is not valid: ${result.field}: ${result.error}`);
     return 2;
   }
-  console.log(JSON.stringify(result));
+  io.out(JSON.stringify(result));
   return 0;
 }
 
-process.exitCode = main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = gradeCommand(process.argv.slice(2));

@@ -2,13 +2,17 @@
 // process that can be killed. Requests go over real HTTP with a raw client that decodes nothing.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
+import { POINTER_FILE } from '../../build/site-format.ts';
 import { loadConfig } from '../../gateway/config.ts';
 import { type Gateway, startGateway } from '../../gateway/server.ts';
 import { tempDir } from './dataset.ts';
@@ -39,14 +43,36 @@ const decoded = (headers: IncomingHttpHeaders, body: Buffer) =>
   ).toString();
 
 let realSite: string | null = null;
-/** The real dataset, built once per test process into a folder of its own. */
+/**
+ * The real dataset's site, built once for the whole run and shared by the test files' processes
+ * (read only: a test that publishes builds has a folder of its own). It is kept under the hash of
+ * everything it is built from, so a changed dataset or build code builds anew; the first process
+ * to finish moves its folder into place whole, and the others keep theirs.
+ */
 export function realSiteDir(): string {
   if (realSite) return realSite;
-  const r = buildSite(join(root, 'dataset'));
-  assert.ok(r.ok);
-  realSite = tempDir('site');
-  publishSite(realSite, r.site);
-  return realSite;
+  const hash = createHash('sha256');
+  for (const dir of ['dataset', 'build']) {
+    for (const file of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).sort()) {
+      const path = join(root, dir, file);
+      if (statSync(path).isFile()) hash.update(file).update(readFileSync(path));
+    }
+  }
+  const shared = join(tmpdir(), `grain-test-site-${hash.digest('hex').slice(0, 16)}`);
+  if (!existsSync(join(shared, POINTER_FILE))) {
+    const r = buildSite(join(root, 'dataset'));
+    assert.ok(r.ok);
+    const own = tempDir('site');
+    publishSite(own, r.site);
+    try {
+      renameSync(own, shared);
+    } catch {
+      realSite = own; // another process put its folder there first: the same bytes
+      return own;
+    }
+  }
+  realSite = shared;
+  return shared;
 }
 
 export interface TestClock {
