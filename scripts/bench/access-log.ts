@@ -7,11 +7,10 @@
 // steadier figure on a shared machine). Prints both tables for docs/performance.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSite } from '../../build/build-site.ts';
-import { publishSite } from '../../build/publish.ts';
-import { HAS_TASKSET, HAS_WRK, RECORD, ROUNDS, root, runBench, work } from './context.ts';
+import { RECORD, ROUNDS, runBench, work } from './context.ts';
 import { seedAccounts } from './data.ts';
 import { probe, rounds, type Target, together } from './load.ts';
+import { publishRealSite, requireWrkAndTwoCores } from './real-site.ts';
 import { startBare, startGateway } from './servers.ts';
 
 const CONFIGS: [name: string, env: Record<string, string>][] = [
@@ -22,11 +21,8 @@ const CONFIGS: [name: string, env: Record<string, string>][] = [
 const BARE = 'bare node:http';
 
 async function main() {
-  if (!HAS_WRK || !HAS_TASKSET) throw new Error('needs wrk and two CPUs (apt-get install wrk)');
-  const built = buildSite(join(root, 'dataset'));
-  if (!built.ok) throw new Error('the dataset does not build');
-  const siteDir = join(work, 'site');
-  publishSite(siteDir, built.site);
+  requireWrkAndTwoCores();
+  const siteDir = publishRealSite();
 
   const targets: Target[] = [];
   for (const [i, [name, env]] of CONFIGS.entries()) {

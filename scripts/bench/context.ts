@@ -5,7 +5,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROUTES } from '../../build/site-format.ts';
+import { grainKey, ROUTES } from '../../build/site-format.ts';
 
 export const { values: opt } = parseArgs({
   options: {
@@ -43,7 +43,7 @@ if (HAS_TASKSET) spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio
 export const children: ChildProcess[] = [];
 
 /** The paths the bench requests, from the route table: one record (24 KB identity), health, registration. */
-export const RECORD = ROUTES.grain.path.replace('{grain_id}', 'CWRS');
+export const RECORD = grainKey('CWRS');
 export const HEALTH = ROUTES.health.path;
 export const REGISTER = ROUTES.register.path;
 process.on('exit', () => {

@@ -12,8 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildSite } from '../../build/build-site.ts';
-import { publishSite, readPointer } from '../../build/publish.ts';
+import { readPointer } from '../../build/publish.ts';
 import { MANIFEST_FILE, type Manifest } from '../../build/site-format.ts';
 import {
   CONNECTIONS,
@@ -27,7 +26,6 @@ import {
   RECORD,
   REGISTER,
   ROUNDS,
-  root,
   runBench,
   WARMUP,
   work,
@@ -36,16 +34,14 @@ import { seedAccounts, unknownKeys } from './data.ts';
 import { footprint } from './footprint.ts';
 import { drive, type Load, latencyAt, median, probe, rounds, rssOf, type Target } from './load.ts';
 import { realRequests } from './real-request.ts';
+import { publishRealSite } from './real-site.ts';
 import { type Row, reportOf, writeReport } from './report.ts';
 import { productionReport } from './report-production.ts';
 import { bundleForBench, type Running, reachable, startBare, startGateway, startNginx } from './servers.ts';
 
 async function main() {
   const started = new Date();
-  const built = buildSite(join(root, 'dataset'));
-  if (!built.ok) throw new Error('the dataset does not build');
-  const siteDir = join(work, 'site');
-  publishSite(siteDir, built.site);
+  const siteDir = publishRealSite();
   const pointer = readPointer(siteDir)!;
   const manifest = JSON.parse(readFileSync(join(siteDir, pointer.dir, MANIFEST_FILE), 'utf8')) as Manifest;
   bundleForBench();
