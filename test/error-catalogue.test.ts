@@ -236,7 +236,7 @@ describe('error catalogue against the OpenAPI document', () => {
     origins.push(down, slow);
     const upstream = (o: StaticOrigin) => ({
       UPSTREAM_URL: o.url,
-      UPSTREAM_TIMEOUT_MS: '200',
+      UPSTREAM_TIMEOUT_MS: '1000', // long enough for the build to load on a busy machine
       SITE_DIR: '/nonexistent',
     });
     gws.main = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
@@ -257,7 +257,7 @@ describe('error catalogue against the OpenAPI document', () => {
       disk.fill();
     }
     await down.close(); // the manifest is loaded; every body now fails at the origin
-    slow.delayMs = 1_000;
+    slow.delayMs = 3_000;
     doc = (await get(gws.main.url, '/api/openapi.json')).json();
   });
   after(async () => {

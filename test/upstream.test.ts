@@ -19,7 +19,7 @@ describe('upstream static origin', () => {
     local = await startTestGateway({ RATE_LIMIT_PER_HOUR: '100000' });
     remote = await startTestGateway({
       UPSTREAM_URL: `${origin.url}/`,
-      UPSTREAM_TIMEOUT_MS: '300',
+      UPSTREAM_TIMEOUT_MS: '1000', // long enough for the build to load on a busy machine
       RATE_LIMIT_PER_HOUR: '100000',
       SITE_DIR: '/nonexistent',
     });
@@ -80,7 +80,7 @@ describe('upstream static origin', () => {
   });
 
   it('504 when the origin is slower than UPSTREAM_TIMEOUT_MS, then recovers', async () => {
-    origin.delayMs = 1_000;
+    origin.delayMs = 3_000;
     try {
       const res = await get(remote.url, '/api/grains/CANOLA', remoteKey);
       assert.equal(res.status, 504);

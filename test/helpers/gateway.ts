@@ -150,6 +150,7 @@ export function request(
     /** The client's own address (another loopback address plays another machine). */
     localAddress?: string;
   } = {},
+  retried = false,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
@@ -183,7 +184,12 @@ export function request(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // The gateway closed an idle kept-alive connection just as this request went out on it: the
+      // request never reached it, so it goes again on a new connection (node's http docs' advice)
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) resolve(request(base, path, opts, true));
+      else reject(err);
+    });
     req.end(opts.body);
   });
 }
