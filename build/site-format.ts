@@ -177,7 +177,7 @@ export const EMAIL_MAX_LENGTH = 254;
 
 // Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 
-/** interface.md: the changelog's `limit` defaults to 20, at most 100. */
+/** docs/contract.md, Endpoints: the changelog's `limit` defaults to 20, at most 100. */
 export const CHANGELOG_DEFAULT_LIMIT = 20;
 export const CHANGELOG_MAX_LIMIT = 100;
 
@@ -214,9 +214,9 @@ export function cacheClassOf(route: string): CacheClass {
 }
 
 /**
- * The pages the gateway fills per request (docs/contract.md, The front door): the answers to the front door's form post
- * to /api/register. The build writes them as bodies under these keys (never served as they are);
- * `{{name}}` marks a slot the gateway fills with the HTML-escaped value.
+ * The pages the gateway fills per request (docs/contract.md, The front door): the answers to the
+ * front door's form post (ROUTES.registerForm). The build writes them as bodies under these keys
+ * (never served as they are); `{{name}}` marks a slot the gateway fills with the HTML-escaped value.
  */
 export const PAGE_TEMPLATES = {
   /** 201: the key, once. Slots: api_key, origin. */

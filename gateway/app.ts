@@ -9,11 +9,11 @@ import { filledPage } from './filled-pages.ts';
 import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Metrics } from './metrics.ts';
-import { chooseVariant, matchFails, noneMatch } from './negotiate.ts';
+import { chooseVariant, matchedVariant, matchFails, noneMatch } from './negotiate.ts';
 import type { Decision } from './rate-limit.ts';
 import { rateLimitHeaders, retryHeaders } from './rate-limit-headers.ts';
 import { createRegistration } from './registration.ts';
-import type { Resource, Variant } from './resource.ts';
+import type { Resource } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
 import { route } from './routes.ts';
 import type { SiteHolder } from './site-watch.ts';
@@ -77,23 +77,10 @@ function serve(x: Exchange, resource: Resource, d: Decision | null): GatewayResp
   return response(200, headers, variant.body, x.account);
 }
 
-/**
- * The 304 names the ETag matched (docs/contract.md, Errors and HTTP). A client that sends one
- * ETag, as a syncing client and a CDN do, holds that encoding: its headers are found by comparing
- * the ETag, with no Accept-Encoding read. A list, `W/` or `*` get the encoding the client would
- * be sent.
- */
-function sentVariant(resource: Resource, sent: string | string[] | undefined): Variant | undefined {
-  if (sent === resource.br?.etag) return resource.br;
-  if (sent === resource.identity.etag) return resource.identity;
-  if (sent === resource.gzip?.etag) return resource.gzip;
-  return undefined;
-}
-
 function notModified(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
   const { headers } = x.req;
   const variant =
-    sentVariant(resource, headers['if-none-match']) ?? chooseVariant(resource, headers['accept-encoding']);
+    matchedVariant(headers['if-none-match'], resource) ?? chooseVariant(resource, headers['accept-encoding']);
   const h = variant.notModifiedHeaders;
   return response(304, d ? rateLimitHeaders(d, x.now, h) : h, null, x.account);
 }

@@ -14,6 +14,8 @@ export interface Config {
   redisPrefix: string;
   upstreamUrl: string | null;
   upstreamTimeoutMs: number;
+  /** PUBLIC_URL's origin: what the pages' examples name (else the origin each request was sent to). */
+  publicUrl: string | null;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
   /** How many proxies in front (the CDN) to trust for X-Forwarded-For; 0 trusts none. */
@@ -57,6 +59,16 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw;
 }
 
+/** An origin (scheme, host, port), written with or without a trailing slash and nothing after it. */
+function origin(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = url(env, name, ['http:', 'https:']);
+  if (raw === null) return null;
+  const parsed = new URL(raw);
+  if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username || parsed.password)
+    throw new ConfigError(`${name} must be an origin alone (e.g. https://grain.example.org), not "${raw}"`);
+  return parsed.origin;
+}
+
 function oneOf<const T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -95,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     redisPrefix: prefix(env.REDIS_KEY_PREFIX),
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5_000, 100, 120_000),
+    publicUrl: origin(env, 'PUBLIC_URL'),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),
     trustProxy,

@@ -1,26 +1,28 @@
 // The pages (GET /, /docs, /grade) with the build's slots filled (docs/contract.md, The front
-// door): the configuration's figures once, when a build is loaded, and the origin the page was
-// asked from per request, so its examples work as they are, without JavaScript too. A filled page
-// is made once per origin and kept (a few origins in practice: the CDN's host, a local one); the
-// bound keeps made-up Host headers from growing it.
+// door): the configuration's figures, and the origin the examples name, so they work as they are,
+// without JavaScript too. With PUBLIC_URL the origin is the configuration's and each page is filled
+// once, when its build is loaded (site.ts). Without it, the origin is the one a request was sent
+// to: such a page is made per origin and kept (a few in practice; the bound keeps made-up Host
+// headers from growing it), and is private, so no shared cache can hand one Host's page to another.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { escapeHtml, TEMPLATE_SLOT } from '../build/site-format.ts';
 import type { Resource, Variant } from './resource.ts';
 
+const ORIGIN_SLOT = 'origin';
 const ORIGINS_KEPT = 32;
-/** New origins compressed at once: a burst, then one a second; past it, on an origin's second request. */
+/** Pages compressed per request: a burst, then one a second; past it they are answered plain. */
 const COMPRESS_BURST = 16;
 const COMPRESS_REFILL_MS = 1000;
 
 export interface PageTemplate {
   /** Text and slot names alternating, the figures already in. */
   parts: string[];
-  /** Builds a variant's headers (site.ts, variantHeaders, with the page's type and cache policy). */
-  headersOf(v: { length: number; etag: string }, encoding: string | null): string[];
+  /** A variant's headers and its 304's (site.ts, with the page's type and cache policy). */
+  variantOf(bytes: Buffer, etag: string, encoding: string | null): Variant;
   filled: LRUCache<string, Resource>;
-  /** Compressions of a new origin's page left to spend at once, as of `budgetAt` (epoch ms). */
+  /** Compressions left to spend, as of `budgetAt` (epoch ms). */
   budget: number;
   budgetAt: number;
 }
@@ -29,59 +31,64 @@ export interface PageTemplate {
 export function pageTemplate(
   text: string,
   figures: Readonly<Record<string, string>>,
-  headersOf: PageTemplate['headersOf'],
+  variantOf: PageTemplate['variantOf'],
 ): PageTemplate {
   const withFigures = text.replace(TEMPLATE_SLOT, (slot, name: string) => figures[name] ?? slot);
   const filled = new LRUCache<string, Resource>({ max: ORIGINS_KEPT });
-  return { parts: withFigures.split(TEMPLATE_SLOT), headersOf, filled, budget: COMPRESS_BURST, budgetAt: 0 };
+  return { parts: withFigures.split(TEMPLATE_SLOT), variantOf, filled, budget: COMPRESS_BURST, budgetAt: 0 };
+}
+
+/** Whether a compression may be spent at `now`: the budget refills one a second, up to the burst. */
+function spend(page: PageTemplate, now: number): boolean {
+  if (now < page.budgetAt) page.budgetAt = now; // a clock stepped back restarts the count
+  const refill = Math.floor((now - page.budgetAt) / COMPRESS_REFILL_MS);
+  if (refill > 0) {
+    page.budget = Math.min(COMPRESS_BURST, page.budget + refill);
+    page.budgetAt += refill * COMPRESS_REFILL_MS;
+  }
+  if (page.budget === 0) return false;
+  page.budget--;
+  return true;
 }
 
 /**
- * The page as asked from `origin` at `now`, compressed (a millisecond or a few, once per origin).
- * Only a bounded number of new origins a second are compressed at once; past that, a new origin's
- * first answer is plain (a copy and a hash) and its second is compressed, so a stream of made-up
- * Host headers costs no compression while the origins clients really use are served compressed.
+ * The page as asked from `origin` at `now`. It is compressed (a millisecond or a few) while the
+ * budget allows; past it the page is answered plain, and compressed on a later request once the
+ * budget refills, so a stream of made-up Host headers costs a copy and a hash each, never more.
  */
 export function filledPage(page: PageTemplate, origin: string, now: number): Resource {
   const known = page.filled.get(origin);
   if (known?.br) return known;
-  const refill = Math.floor((now - page.budgetAt) / COMPRESS_REFILL_MS);
-  if (refill > 0) {
-    page.budget = Math.min(COMPRESS_BURST, page.budget + refill);
-    page.budgetAt = now;
-  }
-  const compress = known !== undefined || page.budget > 0;
-  if (!known && compress) page.budget--;
-  const body = known?.identity.body ?? fill(page, origin);
-  const hash = known ? known.identity.etag.slice(1, -1) : createHash('sha256').update(body).digest('hex').slice(0, 32);
-  const variant = (bytes: Buffer, encoding: string | null, suffix: string): Variant => {
-    const v = { length: bytes.length, etag: `"${hash}${suffix}"` };
-    const headers = page.headersOf(v, encoding);
-    const cache = headers[headers.indexOf('Cache-Control') + 1]!;
-    const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', cache, 'Vary', 'Accept-Encoding'];
-    return { body: bytes, etag: v.etag, headers, notModifiedHeaders };
-  };
-  const identity = known?.identity ?? variant(body, null, '');
-  let resource: Resource = { identity, etags: new Set([identity.etag]) };
-  if (compress) {
-    const br = brotliCompressSync(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-    });
-    const [brVariant, gzipVariant] = [variant(br, 'br', '.br'), variant(gzipSync(body, { level: 6 }), 'gzip', '.gz')];
-    resource = {
-      identity,
-      br: brVariant,
-      gzip: gzipVariant,
-      etags: new Set([identity.etag, brVariant.etag, gzipVariant.etag]),
-    };
-  }
+  if (known && !spend(page, now)) return known;
+  const resource = pageResource(page, origin, known === undefined ? spend(page, now) : true, known);
   page.filled.set(origin, resource);
   return resource;
 }
 
+/** The page filled with `origin`, plain or with its compressed forms (reusing a plain one made before). */
+export function pageResource(page: PageTemplate, origin: string, compress: boolean, plain?: Resource): Resource {
+  const body = plain?.identity.body ?? fill(page, origin);
+  const identity = plain?.identity ?? page.variantOf(body, `"${sha(body)}"`, null);
+  if (!compress) return { identity, etags: new Set([identity.etag]) };
+  const tag = identity.etag.slice(1, -1);
+  const brBytes = brotliCompressSync(body, {
+    // A page is a few tens of KB: a middle quality costs a millisecond or two
+    params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+  });
+  const br = page.variantOf(brBytes, `"${tag}.br"`, 'br');
+  const gzip = page.variantOf(gzipSync(body, { level: 6 }), `"${tag}.gz"`, 'gzip');
+  return { identity, br, gzip, etags: new Set([identity.etag, br.etag, gzip.etag]) };
+}
+
+const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 32);
+
+/** The origin in its slots; a slot of another name (a build newer than this gateway) stays as it is. */
 function fill(page: PageTemplate, origin: string): Buffer {
   const value = escapeHtml(origin);
   let text = '';
-  for (let i = 0; i < page.parts.length; i++) text += i % 2 === 0 ? page.parts[i] : value;
+  for (let i = 0; i < page.parts.length; i++) {
+    const part = page.parts[i]!;
+    text += i % 2 === 0 ? part : part === ORIGIN_SLOT ? value : `{{${part}}}`;
+  }
   return Buffer.from(text);
 }

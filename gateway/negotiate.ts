@@ -58,6 +58,33 @@ export function noneMatch(header: string | string[] | undefined, resource: Resou
   return false;
 }
 
+const variantOf = (resource: Resource, etag: string): Variant | undefined =>
+  etag === resource.br?.etag
+    ? resource.br
+    : etag === resource.identity.etag
+      ? resource.identity
+      : etag === resource.gzip?.etag
+        ? resource.gzip
+        : undefined;
+
+/**
+ * The variant whose ETag If-None-Match names, for the 304 to name the tag matched (docs/contract.md,
+ * Errors and HTTP): the one tag a syncing client or a CDN sends, at once; in a list, the first
+ * member that matches. Undefined for `*` or no match: the 304 takes the encoding the client accepts.
+ */
+export function matchedVariant(header: string | string[] | undefined, resource: Resource): Variant | undefined {
+  if (!header) return undefined;
+  const one = typeof header === 'string' ? variantOf(resource, header) : undefined;
+  if (one) return one;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.length > 4096) return undefined;
+  for (const raw of value.split(',')) {
+    const found = variantOf(resource, raw.trim().replace(/^W\//, ''));
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * If-Match (RFC 9110 §13.1.1) uses the strong comparison: a W/ tag never matches; `*` matches the
  * resource, which exists. True when the header is sent and nothing in it matches (a 412).

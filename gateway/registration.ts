@@ -102,10 +102,10 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
 
   /** Errors are thrown: the app answers them as JSON (app.ts). */
   async function viaJson(req: GatewayRequest, now: number): Promise<GatewayResponse> {
-    const r = await issue(req, now, async () => {
-      if (mediaType(req.headers['content-type']) !== 'application/json') throw ERRORS.unsupportedType;
-      return readEmail(await readBody(req));
-    });
+    // Refused before it counts as an attempt: another site's page can post a body that is not JSON
+    // (text/plain needs no CORS preflight) and must not spend its visitors' address's attempts
+    if (mediaType(req.headers['content-type']) !== 'application/json') throw ERRORS.unsupportedType;
+    const r = await issue(req, now, async () => readEmail(await readBody(req)));
     const body = Buffer.from(JSON.stringify({ api_key: r.key, email: r.email, schema_version: '1.0' }));
     return jsonResponse(201, body, { account: r.account.id });
   }

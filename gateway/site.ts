@@ -19,8 +19,8 @@ import {
   routeOf,
   TEMPLATE_SLOT,
 } from '../build/site-format.ts';
-import type { Config } from './config.ts';
-import { type PageTemplate, pageTemplate } from './filled-pages.ts';
+import { type Config, loadConfig } from './config.ts';
+import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { Resource, Variant } from './resource.ts';
 
 export type { Resource, Variant } from './resource.ts';
@@ -38,7 +38,7 @@ export interface Site {
    * text and slot names alternating. Absent in older builds.
    */
   templates: Map<string, string[]>;
-  /** The pages, filled per origin they are asked from (filled-pages.ts); their built bodies are not served. */
+  /** Without PUBLIC_URL, the pages, filled per origin they are asked from (filled-pages.ts). */
   pages: Map<string, PageTemplate>;
 }
 
@@ -48,16 +48,24 @@ export const DATA_CACHE_CONTROL = 'private, no-cache';
 export interface ServePolicy {
   /** The shared lifetime of a page, the OpenAPI document or a plain-named file at a cache. */
   sharedSeconds: number;
-  /** The configuration's figures the pages state (site-format.ts, pageFigures); the defaults' when absent. */
-  figures?: Readonly<Record<string, string>>;
+  /** The configuration's figures the pages state (site-format.ts, pageFigures). */
+  figures: Readonly<Record<string, string>>;
+  /** PUBLIC_URL: the origin the pages' examples name; null: the origin each request was sent to. */
+  publicUrl: string | null;
 }
-export const DEFAULT_POLICY: ServePolicy = { sharedSeconds: 300 };
-const DEFAULT_FIGURES = pageFigures({ rateLimitPerHour: 100, registerLimitPerHour: 10 });
 
-/** The serving policy from the configuration: the shared lifetime, and the limits the pages state. */
+/** The serving policy from the configuration: the shared lifetime, the pages' limits and origin. */
 export const servePolicy = (
-  config: Pick<Config, 'publicCacheSeconds' | 'rateLimitPerHour' | 'registerLimitPerHour'>,
-): ServePolicy => ({ sharedSeconds: config.publicCacheSeconds, figures: pageFigures(config) });
+  config: Pick<Config, 'publicCacheSeconds' | 'rateLimitPerHour' | 'registerLimitPerHour' | 'publicUrl'>,
+): ServePolicy => ({
+  sharedSeconds: config.publicCacheSeconds,
+  figures: pageFigures(config),
+  publicUrl: config.publicUrl,
+});
+export const DEFAULT_POLICY: ServePolicy = servePolicy(loadConfig({}));
+
+/** A page filled per request from its Host is never kept by a shared cache (filled-pages.ts). */
+const PER_HOST_PAGE_CACHE = 'private, no-cache';
 
 /** A route's Cache-Control (site-format.ts, cacheClassOf); browsers keep a page a minute at most. */
 function cacheControlOf(cls: CacheClass, policy: ServePolicy): string {
@@ -106,6 +114,22 @@ export function variantHeaders(
   return h;
 }
 
+/** One encoding of a body, ready to write: its bytes (or its path upstream), headers and 304 headers. */
+function preparedVariant(
+  entry: { type: string },
+  v: { length: number; etag: string },
+  encoding: string | null,
+  serving: { cache: string; publicModule: boolean },
+  body: Buffer | null,
+  path?: string,
+): Variant {
+  const headers = variantHeaders(entry, v, encoding, serving);
+  const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
+  return path === undefined
+    ? { body, etag: v.etag, headers, notModifiedHeaders }
+    : { body: null, path, etag: v.etag, headers, notModifiedHeaders };
+}
+
 /**
  * Builds the table from a manifest. `read` gives a file's bytes (from disk); without it the bytes
  * stay at the upstream origin and each variant keeps its path there (`dir` is the build's folder).
@@ -141,14 +165,10 @@ export async function siteFromManifest(
     if (known) return known;
     const entry: BodyEntry = manifest.bodies[hash]!;
     const serving = { cache: cacheControlOf(cls, policy), publicModule };
-    const variant = (v: BodyEntry['identity'], encoding: string | null): Variant => {
-      const headers = variantHeaders(entry, v, encoding, serving);
-      const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
-      const body = bytes.get(v.file) ?? null;
-      if (typeof read !== 'function')
-        return { body: null, path: `/${read.dir}/${v.file}`, etag: v.etag, headers, notModifiedHeaders };
-      return { body, etag: v.etag, headers, notModifiedHeaders };
-    };
+    const variant = (v: BodyEntry['identity'], encoding: string | null): Variant =>
+      typeof read === 'function'
+        ? preparedVariant(entry, v, encoding, serving, bytes.get(v.file) ?? null)
+        : preparedVariant(entry, v, encoding, serving, null, `/${read.dir}/${v.file}`);
     const r: Resource = {
       identity: variant(entry.identity, null),
       br: entry.br && variant(entry.br, 'br'),
@@ -167,22 +187,23 @@ export async function siteFromManifest(
     const text = hash && (await readTemplate(manifest.bodies[hash]!.identity.file).catch(() => null));
     if (text) templates.set(key, text.toString('utf8').split(TEMPLATE_SLOT));
   }
+  // The pages, filled (filled-pages.ts): with PUBLIC_URL once, here, and served as any body; else
+  // per request from its Host. A page that cannot be read is served as built rather than not at all.
   const pages = new Map<string, PageTemplate>();
   const pageNames = new Set(PAGE_ROUTES);
   for (const [key, hash] of Object.entries(manifest.routes)) {
     const name = routeOf(key);
     if (!name || !pageNames.has(name)) continue;
     const entry = manifest.bodies[hash]!;
-    const serving = { cache: cacheControlOf(cacheClassOf(key), policy), publicModule: false };
-    // a page that cannot be read is served as built, its slots unfilled, rather than not at all
     const text = await readTemplate(entry.identity.file).catch(() => null);
-    if (text)
-      pages.set(
-        key,
-        pageTemplate(text.toString('utf8'), policy.figures ?? DEFAULT_FIGURES, (v, encoding) =>
-          variantHeaders(entry, v, encoding, serving),
-        ),
-      );
+    if (!text) continue;
+    const cache = policy.publicUrl ? cacheControlOf(cacheClassOf(key), policy) : PER_HOST_PAGE_CACHE;
+    const serving = { cache, publicModule: false };
+    const page = pageTemplate(text.toString('utf8'), policy.figures, (body, etag, encoding) =>
+      preparedVariant(entry, { length: body.length, etag }, encoding, serving, body),
+    );
+    if (policy.publicUrl) routes.set(key, pageResource(page, policy.publicUrl, true));
+    else pages.set(key, page);
   }
   return {
     buildId: manifest.build_id,

@@ -4,7 +4,7 @@
 // grader, and prints its answer as one JSON object on stdout (docs/grading.md). Exit codes: 0
 // graded (whatever the result), 1 no build or copy to read, 2 a usage error, a sample that is
 // not JSON (line and column named) or one that cannot be real (the field and its range named).
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { grade, parseSample } from '../build/client/grade.ts';
@@ -57,7 +57,12 @@ function loadCopy(copy: string, grainId: string, io: GradeIo): GrainRecord | num
   }
   const canonical = ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the copy has ${ids.join(', ')}`);
-  return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
+  try {
+    return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
+  } catch {
+    io.err(`${copy} has no readable record for ${canonical}: run npm run sync -- --out ${copy} again`);
+    return 1;
+  }
 }
 
 /** Where the command reads a sample and writes its answer: the process's, or a test's (in process). */
@@ -105,4 +110,6 @@ export function gradeCommand(argv: string[], io: GradeIo = PROCESS_IO): number {
   return 0;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = gradeCommand(process.argv.slice(2));
+// Run as a command (not imported by a test): argv[1] may name this file through a link
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = gradeCommand(process.argv.slice(2));

@@ -2,7 +2,7 @@
 // over 120 characters. Biome's formatter wraps code at that width but leaves a long string or
 // comment as it is; this says where one is. Data files (JSON, YAML) and prose are not held to it.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const MAX_LINE = 120;
@@ -19,7 +19,7 @@ export function longLines(files: string[], read = (f: string) => readFileSync(f,
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.mjs', '*.js'])
     .toString()
     .split('\n')

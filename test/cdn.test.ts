@@ -12,6 +12,10 @@ import { syncMirror } from '../build/client/sync.ts';
 import { publishSite } from '../build/publish.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+/** Behind a CDN the pages name its origin (docs/operations.md, Behind a CDN), and are shared. */
+const CDN_ORIGIN = 'https://grain.example.org';
+
 import { suite } from './helpers/suite.ts';
 import { startVarnish, type TestVarnish, varnishSkipReason } from './helpers/varnish.ts';
 
@@ -19,7 +23,7 @@ suite('behind Varnish', varnishSkipReason(), () => {
   let t: TestGateway;
   let cdn: TestVarnish;
   before(async () => {
-    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '30', REGISTER_LIMIT_PER_HOUR: '100' });
+    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '30', REGISTER_LIMIT_PER_HOUR: '100', PUBLIC_URL: CDN_ORIGIN });
     cdn = await startVarnish(t.url);
   });
   after(async () => {
@@ -125,7 +129,10 @@ suite('behind Varnish, a new build', varnishSkipReason(), () => {
       return r.site.manifest.build_id;
     };
     publish({ AAA: baseGrain('AAA') });
-    const t = await startTestGateway({ SITE_DIR: siteDir, PUBLIC_CACHE_SECONDS: '1' }, { sitePollMs: 10 });
+    const t = await startTestGateway(
+      { SITE_DIR: siteDir, PUBLIC_CACHE_SECONDS: '1', PUBLIC_URL: CDN_ORIGIN },
+      { sitePollMs: 10 },
+    );
     const cdn = await startVarnish(t.url);
     try {
       const before = await get(cdn.url, '/');

@@ -24,6 +24,9 @@ describe('configuration', () => {
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
     [{ HOST: 'a b' }, /^HOST must be an address/],
     [{ ACCESS_LOG: 'some' }, /^ACCESS_LOG must be one of all, errors, off, not "some"$/],
+    [{ PUBLIC_URL: 'grain.example.org' }, /^PUBLIC_URL must be a URL/],
+    [{ PUBLIC_URL: 'ftp://grain.example.org' }, /^PUBLIC_URL must start with http: or https:/],
+    [{ PUBLIC_URL: 'https://grain.example.org/api' }, /^PUBLIC_URL must be an origin alone .* not "https:\/\/grain/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
@@ -37,6 +40,8 @@ describe('configuration', () => {
     const c = loadConfig({}, '/srv/app');
     assert.equal(c.port, 8080);
     assert.equal(c.stateDir, '/srv/app/var');
+    assert.equal(c.publicUrl, null);
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://Grain.Example.org/' }).publicUrl, 'https://grain.example.org');
     assert.equal(c.rateLimitPerHour, 100);
     assert.equal(c.registerLimitPerHour, 10);
     assert.deepEqual(c.trustProxy, { kind: 'none' });

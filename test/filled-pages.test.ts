@@ -63,7 +63,7 @@ describe('pages filled by the gateway', () => {
     const again = await get(t.url, '/', undefined, { host: 'grain.test:8443', 'if-none-match': a.headers.etag! });
     assert.equal(again.status, 304);
     assert.equal(again.headers.etag, a.headers.etag);
-    assert.match(String(a.headers['cache-control']), /^public, max-age=60, s-maxage=300$/);
+    assert.equal(a.headers['cache-control'], 'private, no-cache', "no shared cache gives one Host's page to another");
   });
 
   it('the compressed page says the same as the plain one', async () => {
@@ -75,7 +75,7 @@ describe('pages filled by the gateway', () => {
     assert.equal(Number(res.headers['content-length']), res.body.length);
   });
 
-  it('compresses a burst of new Hosts at once, then one a second; past it, from a Host’s second request', async () => {
+  it('compresses a burst of pages at once, then one a second; past it, answers plain', async () => {
     const clock = testClock();
     const g = await startTestGateway({}, { clock });
     try {
@@ -84,16 +84,38 @@ describe('pages filled by the gateway', () => {
         assert.equal((await ask(`burst${i}.test`)).headers['content-encoding'], 'br', `${i}`);
       const first = await ask('past.test');
       assert.equal(first.headers['content-encoding'], undefined, 'past the burst, a new Host is answered plain');
-      const second = await ask('past.test');
-      assert.equal(second.headers['content-encoding'], 'br', 'and compressed from its second request');
-      assert.equal(brotliDecompressSync(second.body).toString(), first.body.toString());
+      const again = await ask('past.test');
+      assert.equal(again.headers['content-encoding'], undefined, 'and so is its second request: no budget left');
+      assert.equal(again.headers.etag, first.headers.etag);
+      clock.advance(1000);
+      const later = await ask('past.test');
+      assert.equal(later.headers['content-encoding'], 'br', 'a second later, one more compression');
+      assert.equal(brotliDecompressSync(later.body).toString(), first.body.toString());
       const revalidated = await request(g.url, '/docs', {
         headers: { host: 'past.test', 'accept-encoding': 'br', 'if-none-match': first.headers.etag! },
       });
       assert.equal(revalidated.status, 304, "the plain answer's ETag still matches once it is compressed");
-      clock.advance(1000);
-      assert.equal((await ask('later.test')).headers['content-encoding'], 'br', 'a second later, one more');
+      assert.equal(revalidated.headers.etag, first.headers.etag, 'naming the tag the client holds');
       assert.equal((await ask('later2.test')).headers['content-encoding'], undefined);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('with PUBLIC_URL, every page names that origin whatever the Host, and is shared-cacheable', async () => {
+    const g = await startTestGateway({ PUBLIC_URL: 'https://Grain.Example.org/' });
+    try {
+      const a = await request(g.url, '/', { headers: { host: 'evil.test', 'accept-encoding': 'br' } });
+      const b = await request(g.url, '/', { headers: { host: 'other.test', 'accept-encoding': 'br' } });
+      assert.equal(a.headers['content-encoding'], 'br', 'compressed once, when the build was loaded');
+      assert.equal(a.headers.etag, b.headers.etag, 'one page for every Host');
+      const html = brotliDecompressSync(a.body).toString();
+      assert.ok(html.includes('https://grain.example.org</span>/api/grains/CWRS'));
+      assert.doesNotMatch(html, /evil\.test/);
+      assert.match(String(a.headers['cache-control']), /^public, max-age=60, s-maxage=300$/);
+      assert.ok(
+        (await get(g.url, '/docs', undefined, { host: 'x.test' })).text().includes('https://grain.example.org'),
+      );
     } finally {
       await g.close();
     }

@@ -256,8 +256,10 @@ describe('authentication', () => {
       ['/api/grains/CWRS', 'private, no-cache', undefined],
       ['/api/changelog', 'private, no-cache', undefined],
       ['/api/openapi.json', shared, undefined],
-      ['/', shared, undefined],
-      ['/docs', shared, undefined],
+      // without PUBLIC_URL a page names the Host it was asked from: no shared cache keeps it
+      // (with PUBLIC_URL it is shared: test/filled-pages.test.ts)
+      ['/', 'private, no-cache', undefined],
+      ['/docs', 'private, no-cache', undefined],
       ['/assets/site.css', shared, undefined],
       [css, 'public, max-age=31536000, immutable', undefined],
       ['/client/grade.js', shared, '*'],

@@ -235,6 +235,9 @@ describe('the hourly limit over HTTP', () => {
       for (let i = 0; i < 4; i++) refused.push((await attempt(20, 'email=x@example.com', 'text/plain')).status);
       assert.deepEqual(refused, [400, 400, 400, 400, 400, 415, 415, 415, 415]);
       await register(g.url, 'typo-2@example.com', from(20)); // a 201, not a 429
+      // a body that is not JSON is refused before it counts: another site's page could post it
+      for (let i = 0; i < 120; i++) await attempt(22, 'email=x@example.com', 'text/plain');
+      await register(g.url, 'not-spent@example.com', from(22));
       // refused attempts have a bound of their own, ten times the keys'
       for (let i = 0; i < 100; i++) await attempt(21, '{}');
       const flood = await attempt(21, '{"email":"real@example.com"}');

@@ -113,7 +113,9 @@ describe('HTTP details over a real gateway', () => {
       (await get(t.url, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
     assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
     assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
-    // a list names no one tag: the 304 names the encoding the client would be sent
-    assert.equal(await nm(`${plain.headers.etag}, "other"`, 'br'), br.headers.etag);
+    // in a list, the first member that matches; `*` names the encoding the client would be sent
+    assert.equal(await nm(`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br'), plain.headers.etag);
+    assert.equal(await nm(`W/${plain.headers.etag}`, 'br'), plain.headers.etag, 'a weak tag compares weakly');
+    assert.equal(await nm('*', 'br'), br.headers.etag);
   });
 });

@@ -91,8 +91,9 @@ export function createClient(opts: ClientOptions) {
           continue;
         }
         // fetch says only "fetch failed": the reason (refused, not found, reset) is its cause's code
-        const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
-        const why = cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
+        const { cause } = err as Error & { cause?: { code?: string; message?: string } };
+        const reason = cause?.code ?? cause?.message;
+        const why = reason ? `${(err as Error).message} (${reason})` : (err as Error).message;
         throw new ApiError(
           `no answer from ${base} for ${path} after ${attempt + 1} attempt(s): ${why}. ` +
             'Check that the service runs at that URL, then retry.',

@@ -7,7 +7,7 @@
     Array.prototype.forEach.call(document.querySelectorAll(selector), fn);
   };
 
-  // Examples are built with a placeholder host: this page's own origin goes in its place.
+  // The gateway names an origin in the examples (PUBLIC_URL, or the Host asked); the page's own wins.
   each('.origin', function (span) {
     span.textContent = location.origin;
   });
