@@ -1,7 +1,7 @@
 // GET /metrics: the Prometheus text format through prom-client, for the operator's
 // dashboards. Only when METRICS_TOKEN is set; otherwise nothing is collected and the path is
 // unknown. A request costs a few array increments here; prom-client reads the arrays at scrape
-// time (its own per-request calls cost several times the 3% the issue allows: docs/performance.md,
+// time (its own per-request calls cost several times the 3% allowed: docs/performance.md,
 // the measurements behind the code). Labels are route templates, statuses, store operations and
 // the build's id and version: nothing a request sends, so no key, hash or e-mail can appear.
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,9 @@
-// The front door in a real browser: its pages, the keyboard, and /grade against npm run grade
-// (test/helpers/front-door-browser.ts; every page screen by screen is test/browser-screens.test.ts).
+// The front door and /grade in a real browser, in one process: the suites run one after another,
+// since Chromium instances side by side on 2 cores slow each other more than they save
+// (test/helpers/front-door-browser.ts, test/helpers/grade-page-browser.ts).
 import { frontDoorInABrowser } from './helpers/front-door-browser.ts';
+import { gradePageInABrowser } from './helpers/grade-page-browser.ts';
 
 frontDoorInABrowser('pages');
+frontDoorInABrowser('screens');
+gradePageInABrowser();

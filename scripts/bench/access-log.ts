@@ -3,7 +3,7 @@
 // ACCESS_LOG=all (the default), with ACCESS_LOG=off, and with METRICS_TOKEN set, each with its
 // stdout read through a pipe as a log collector reads it, against a bare node:http server sending
 // the same bytes. One key, GET /api/grains/CWRS, measured twice: in alternated rounds (req/s, as
-// the goals are stated) and with all servers loaded at once (CPU time a request, the
+// the goals are stated) and with all servers loaded at once (CPU time a request, the
 // steadier figure on a shared machine). Prints both tables for docs/performance.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

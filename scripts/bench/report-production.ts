@@ -1,6 +1,6 @@
-// The report's part for issue 29's questions: idle memory and start-up (footprint.ts), and the
-// requests clients really send against a bare node:http server and nginx (real-request.ts), with
-// the issue's goals beside the figures.
+// The report's production part: idle memory and start-up (footprint.ts), and the requests clients
+// really send against a bare node:http server and nginx (real-request.ts), with the goals
+// (docs/performance.md) beside the figures.
 import { AT_ONCE_ROUNDS, DURATION, HAS_NGINX, NGINX_MISSING, ROUNDS, WARMUP } from './context.ts';
 import { type Footprint, summary } from './footprint.ts';
 import { atOnceRatio, BARE, GATEWAY, NGINX, type RealCase } from './real-request.ts';

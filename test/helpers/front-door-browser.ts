@@ -2,9 +2,8 @@
 // The front door in a real browser (docs/contract.md, The front door): Debian's Chromium driven
 // by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs
 // chromium); elsewhere it is skipped only when /usr/bin/chromium is missing.
-// Shared by the two files that run it (test/browser.test.ts: the pages, the keyboard and /grade;
-// test/browser-screens.test.ts: every page at two sizes, in two themes, with and without
-// JavaScript), so they run beside each other.
+// Run by test/browser.test.ts in two parts (the pages, the keyboard and /grade; every page
+// at two sizes, in two themes, with and without JavaScript, two at a time).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -23,403 +22,414 @@ const artifacts = join(root, 'test-artifacts');
 /** The suite, or its part: the pages and /grade, or the screens. */
 export function frontDoorInABrowser(part: 'pages' | 'screens') {
   const name = part === 'pages' ? 'front door in a browser' : 'front door in a browser, screen by screen';
-  suite(name, skip, () => {
-    let t: TestGateway;
-    let browser: Browser;
-    const started = Date.now();
-    /** Console errors and uncaught exceptions of each page, checked at the end of each test. */
-    const consoleErrors = new WeakMap<Page, string[]>();
-    const closeClean = async (page: Page, expected: RegExp[] = []) => {
-      const errors = consoleErrors.get(page)!;
-      await page.context().close();
-      assert.equal(errors.length, expected.length, errors.join('\n'));
-      for (const [i, re] of expected.entries()) assert.match(errors[i]!, re);
-    };
+  suite(
+    name,
+    skip,
+    () => {
+      let t: TestGateway;
+      let browser: Browser;
+      const started = Date.now();
+      /** Console errors and uncaught exceptions of each page, checked at the end of each test. */
+      const consoleErrors = new WeakMap<Page, string[]>();
+      const closeClean = async (page: Page, expected: RegExp[] = []) => {
+        const errors = consoleErrors.get(page)!;
+        await page.context().close();
+        assert.equal(errors.length, expected.length, errors.join('\n'));
+        for (const [i, re] of expected.entries()) assert.match(errors[i]!, re);
+      };
 
-    before(async () => {
-      t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+      before(async () => {
+        t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
+        browser = await chromium.launch({
+          executablePath: CHROMIUM,
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        });
       });
-    });
-    after(async () => {
-      await browser?.close();
-      await t?.close();
-      console.log(`browser tests: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    });
-
-    async function open(
-      width = 1000,
-      opts: { height?: number; javaScript?: boolean; dark?: boolean; path?: string } = {},
-    ): Promise<Page> {
-      const context = await browser.newContext({
-        viewport: { width, height: opts.height ?? 900 },
-        javaScriptEnabled: opts.javaScript ?? true,
-        colorScheme: opts.dark ? 'dark' : 'light',
-      });
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      consoleErrors.set(page, errors);
-      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-      page.on('pageerror', (e) => errors.push(e.message));
-      const res = await page.goto(`${t.url}${opts.path ?? '/'}`);
-      assert.equal(res?.status(), 200);
-      return page;
-    }
-
-    if (part === 'pages') {
-      it('says what the service is, where the numbers come from, and lists the classes', async () => {
-        const page = await open();
-        assert.equal(await page.locator('h1').textContent(), 'Grain grading tables');
-        const source = (await page.locator('#source + p').textContent())!.replace(/\s+/g, ' ');
-        assert.match(source, /Official Grain Grading Guide/);
-        assert.match(source, /crop years 2025\/26 \(9 classes\) and 2026\/27 \(14 classes\)/);
-        assert.match(source, /last checked against the Commission's pages on 2026-08-01/);
-        const ids = await page.locator('#classes ~ .scroll tbody td:first-child').allTextContents();
-        assert.equal(ids.length, 23);
-        assert.equal(ids[0], 'CWRS');
-        await closeClean(page);
+      after(async () => {
+        await browser?.close();
+        await t?.close();
+        console.log(`browser tests: ${((Date.now() - started) / 1000).toFixed(1)} s`);
       });
 
-      it('registers an address, shows the key once with a copy button and a curl line, and the key works', async () => {
-        const page = await open();
-        await page.getByLabel('E-mail address').fill('Browser.User@Example.com');
-        await page.getByRole('button', { name: 'Get a key' }).click();
-        await page.locator('#result').waitFor({ state: 'visible' });
-        const key = (await page.locator('#api-key').textContent())!;
-        assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
-        recordIssuedKey(key);
-        assert.match((await page.locator('#result .warning').textContent())!, /shown only once/);
-        assert.equal(
-          await page.locator('#curl-line').textContent(),
-          `curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'`,
-        );
-        // the key the page showed works against the API, from here
-        const res = await get(t.url, '/api/grains', key);
-        assert.equal(res.status, 200);
-        assert.equal(res.json().count, 23);
-        await page.getByRole('button', { name: 'Copy key' }).click();
-        await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
-        assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
-        mkdirSync(artifacts, { recursive: true });
-        await page.screenshot({ path: join(artifacts, 'front-door-after-registration.png'), fullPage: true });
-        await closeClean(page);
-      });
+      async function open(
+        width = 1000,
+        opts: { height?: number; javaScript?: boolean; dark?: boolean; path?: string } = {},
+      ): Promise<Page> {
+        const context = await browser.newContext({
+          viewport: { width, height: opts.height ?? 900 },
+          javaScriptEnabled: opts.javaScript ?? true,
+          colorScheme: opts.dark ? 'dark' : 'light',
+        });
+        await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+        const page = await context.newPage();
+        const errors: string[] = [];
+        consoleErrors.set(page, errors);
+        page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+        page.on('pageerror', (e) => errors.push(e.message));
+        const res = await page.goto(`${t.url}${opts.path ?? '/'}`);
+        assert.equal(res?.status(), 200);
+        return page;
+      }
 
-      it('shows the API error in words next to the field for an invalid address', async () => {
-        const page = await open(375); // a phone's width
-        await page.getByLabel('E-mail address').fill('not-an-address');
-        await page.getByRole('button', { name: 'Get a key' }).click();
-        const error = page.locator('#email-error');
-        await error.filter({ hasText: 'not valid' }).waitFor();
-        assert.equal(await error.textContent(), MESSAGES.badEmail);
-        assert.equal(await page.getByLabel('E-mail address').getAttribute('aria-invalid'), 'true');
-        assert.ok(await page.locator('#result').isHidden());
-        // nothing wider than the screen
-        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
-        // the browser reports the refused request itself; nothing else
-        await closeClean(page, [/status of 400 \(Bad Request\)/]);
-      });
+      if (part === 'pages') {
+        it('says what the service is, where the numbers come from, and lists the classes', async () => {
+          const page = await open();
+          assert.equal(await page.locator('h1').textContent(), 'Grain grading tables');
+          const source = (await page.locator('#source + p').textContent())!.replace(/\s+/g, ' ');
+          assert.match(source, /Official Grain Grading Guide/);
+          assert.match(source, /crop years 2025\/26 \(9 classes\) and 2026\/27 \(14 classes\)/);
+          assert.match(source, /last checked against the Commission's pages on 2026-08-01/);
+          const ids = await page.locator('#classes ~ .scroll tbody td:first-child').allTextContents();
+          assert.equal(ids.length, 23);
+          assert.equal(ids[0], 'CWRS');
+          await closeClean(page);
+        });
 
-      it('registers with the keyboard alone, with a visible focus', async () => {
-        const page = await open();
-        let focused = '';
-        for (let i = 0; i < 10 && focused !== 'email'; i++) {
-          await page.keyboard.press('Tab');
-          focused = await page.evaluate(() => document.activeElement?.id ?? '');
-        }
-        assert.equal(focused, 'email', 'the field is reached with Tab');
-        const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
-        assert.notEqual(outline, 'none', 'the focused field shows its focus');
-        await page.keyboard.type('keyboard@example.com');
-        await page.keyboard.press('Enter');
-        await page.locator('#result').waitFor({ state: 'visible' });
-        assert.equal(
-          await page.evaluate(() => document.activeElement?.id),
-          'result-title',
-          'focus moves to the new key',
-        );
-        await page.keyboard.press('Tab'); // the key's copy button
-        assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy key');
-        await page.keyboard.press('Enter');
-        await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
-        await closeClean(page);
-      });
+        const registers =
+          'registers an address, shows the key once with a copy button and a curl line, and the key works';
+        it(registers, async () => {
+          const page = await open();
+          await page.getByLabel('E-mail address').fill('Browser.User@Example.com');
+          await page.getByRole('button', { name: 'Get a key' }).click();
+          await page.locator('#result').waitFor({ state: 'visible' });
+          const key = (await page.locator('#api-key').textContent())!;
+          assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+          recordIssuedKey(key);
+          assert.match((await page.locator('#result .warning').textContent())!, /shown only once/);
+          assert.equal(
+            await page.locator('#curl-line').textContent(),
+            `curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'`,
+          );
+          // the key the page showed works against the API, from here
+          const res = await get(t.url, '/api/grains', key);
+          assert.equal(res.status, 200);
+          assert.equal(res.json().count, 23);
+          await page.getByRole('button', { name: 'Copy key' }).click();
+          await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+          assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+          mkdirSync(artifacts, { recursive: true });
+          await page.screenshot({ path: join(artifacts, 'front-door-after-registration.png'), fullPage: true });
+          await closeClean(page);
+        });
 
-      it('registers with the keyboard alone without JavaScript: the answer page shows the key first', async () => {
-        const page = await open(390, { height: 844, javaScript: false });
-        let focused = '';
-        for (let i = 0; i < 10 && focused !== 'email'; i++) {
-          await page.keyboard.press('Tab');
-          focused = await page.evaluate(() => document.activeElement?.id ?? '');
-        }
-        assert.equal(focused, 'email', 'the field is reached with Tab');
-        await page.keyboard.type('keyboard-nojs@example.com');
-        await page.keyboard.press('Enter');
-        await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
-        recordIssuedKey((await page.locator('#api-key').textContent())!);
-        assert.equal(page.url(), `${t.url}/register`, 'the address is not in the URL');
-        assert.equal(await page.locator('h1').textContent(), 'Your API key');
-        await closeClean(page);
-      });
+        it('shows the API error in words next to the field for an invalid address', async () => {
+          const page = await open(375); // a phone's width
+          await page.getByLabel('E-mail address').fill('not-an-address');
+          await page.getByRole('button', { name: 'Get a key' }).click();
+          const error = page.locator('#email-error');
+          await error.filter({ hasText: 'not valid' }).waitFor();
+          assert.equal(await error.textContent(), MESSAGES.badEmail);
+          assert.equal(await page.getByLabel('E-mail address').getAttribute('aria-invalid'), 'true');
+          assert.ok(await page.locator('#result').isHidden());
+          // nothing wider than the screen
+          assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+          // the browser reports the refused request itself; nothing else
+          await closeClean(page, [/status of 400 \(Bad Request\)/]);
+        });
 
-      it('the API reference lists every path and status of the OpenAPI document, with an example each', async () => {
-        const doc = (await get(t.url, '/api/openapi.json')).json();
-        const page = await open();
-        await page.goto(`${t.url}/docs`);
-        for (const [path, item] of Object.entries(
-          doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
-        )) {
-          for (const [method, op] of Object.entries(item)) {
-            const section = page.locator(`section[data-path="${path}"][data-method="${method}"]`);
-            if (method === 'head') {
-              // a GET's twin: said once in Basics, not a section of its own
-              assert.equal(await section.count(), 0, `${method} ${path}`);
-              continue;
-            }
-            assert.equal(await section.count(), 1, `${method} ${path}`);
-            const statuses = await section
-              .locator('tr[data-status]')
-              .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
-            assert.deepEqual(statuses.sort(), Object.keys(op.responses).sort(), `${method} ${path}`);
-            assert.ok(
-              (await section.locator('h3', { hasText: 'Example' }).count()) === 1,
-              `an example for ${method} ${path}`,
-            );
+        it('registers with the keyboard alone, with a visible focus', async () => {
+          const page = await open();
+          let focused = '';
+          for (let i = 0; i < 10 && focused !== 'email'; i++) {
+            await page.keyboard.press('Tab');
+            focused = await page.evaluate(() => document.activeElement?.id ?? '');
           }
+          assert.equal(focused, 'email', 'the field is reached with Tab');
+          const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+          assert.notEqual(outline, 'none', 'the focused field shows its focus');
+          await page.keyboard.type('keyboard@example.com');
+          await page.keyboard.press('Enter');
+          await page.locator('#result').waitFor({ state: 'visible' });
+          assert.equal(
+            await page.evaluate(() => document.activeElement?.id),
+            'result-title',
+            'focus moves to the new key',
+          );
+          await page.keyboard.press('Tab'); // the key's copy button
+          assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy key');
+          await page.keyboard.press('Enter');
+          await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+          await closeClean(page);
+        });
+
+        it('registers with the keyboard alone without JavaScript: the answer page shows the key first', async () => {
+          const page = await open(390, { height: 844, javaScript: false });
+          let focused = '';
+          for (let i = 0; i < 10 && focused !== 'email'; i++) {
+            await page.keyboard.press('Tab');
+            focused = await page.evaluate(() => document.activeElement?.id ?? '');
+          }
+          assert.equal(focused, 'email', 'the field is reached with Tab');
+          await page.keyboard.type('keyboard-nojs@example.com');
+          await page.keyboard.press('Enter');
+          await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
+          recordIssuedKey((await page.locator('#api-key').textContent())!);
+          assert.equal(page.url(), `${t.url}/register`, 'the address is not in the URL');
+          assert.equal(await page.locator('h1').textContent(), 'Your API key');
+          await closeClean(page);
+        });
+
+        it('the API reference lists every path and status of the OpenAPI document, with an example each', async () => {
+          const doc = (await get(t.url, '/api/openapi.json')).json();
+          const page = await open();
+          await page.goto(`${t.url}/docs`);
+          for (const [path, item] of Object.entries(
+            doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+          )) {
+            for (const [method, op] of Object.entries(item)) {
+              const section = page.locator(`section[data-path="${path}"][data-method="${method}"]`);
+              if (method === 'head') {
+                // a GET's twin: said once in Basics, not a section of its own
+                assert.equal(await section.count(), 0, `${method} ${path}`);
+                continue;
+              }
+              assert.equal(await section.count(), 1, `${method} ${path}`);
+              const statuses = await section
+                .locator('tr[data-status]')
+                .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+              assert.deepEqual(statuses.sort(), Object.keys(op.responses).sort(), `${method} ${path}`);
+              assert.ok(
+                (await section.locator('h3', { hasText: 'Example' }).count()) === 1,
+                `an example for ${method} ${path}`,
+              );
+            }
+          }
+          await closeClean(page);
+        });
+
+        it('loads nothing from another host and logs no console error', async () => {
+          const page = await open();
+          const hosts = new Set<string>();
+          page.on('request', (r) => hosts.add(new URL(r.url()).host));
+          await page.reload();
+          await page.goto(`${t.url}/docs`);
+          await page.goto(`${t.url}/grade`);
+          assert.deepEqual([...hosts], [new URL(t.url).host]);
+          await closeClean(page);
+        });
+
+        /** npm run grade on the gateway's own build, the sample on stdin (async: the gateway runs here). */
+        function gradeByCli(grainId: string, sample: string): Promise<string> {
+          return new Promise((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              ['--import', 'tsx', join(root, 'scripts/grade.ts'), grainId, '-', '--site', t.siteDir],
+              {
+                cwd: root,
+              },
+            );
+            let out = '';
+            child.stdout.on('data', (d) => (out += d));
+            child.on('error', reject);
+            child.on('close', (code) =>
+              code === 0 ? resolve(out) : reject(new Error(`npm run grade exited ${code}`)),
+            );
+            child.stdin.end(sample);
+          });
         }
-        await closeClean(page);
-      });
 
-      it('loads nothing from another host and logs no console error', async () => {
-        const page = await open();
-        const hosts = new Set<string>();
-        page.on('request', (r) => hosts.add(new URL(r.url()).host));
-        await page.reload();
-        await page.goto(`${t.url}/docs`);
-        await page.goto(`${t.url}/grade`);
-        assert.deepEqual([...hosts], [new URL(t.url).host]);
-        await closeClean(page);
-      });
-
-      /** npm run grade on the gateway's own build, the sample on stdin (async: the gateway runs here). */
-      function gradeByCli(grainId: string, sample: string): Promise<string> {
-        return new Promise((resolve, reject) => {
-          const child = spawn(
-            process.execPath,
-            ['--import', 'tsx', join(root, 'scripts/grade.ts'), grainId, '-', '--site', t.siteDir],
-            {
-              cwd: root,
+        // Grading in the browser gives what the CLI gives, for three classes.
+        const GRADED = [
+          ['CWRS', 1280, 800, false],
+          ['CORN_CW', 390, 844, true],
+          ['BARLEY_GP_CW', 1280, 800, true],
+        ] as const;
+        for (const [grainId, width, height, dark] of GRADED) {
+          it(
+            `grades a ${grainId} sample on /grade as npm run grade does ` +
+              `(${width}×${height}, ${dark ? 'dark' : 'light'})`,
+            async () => {
+              const key = await register(t.url, `grader-${grainId.toLowerCase()}@example.com`);
+              const page = await open(width, { height, dark, path: '/grade' });
+              await page.getByLabel('Your API key').fill(key);
+              await page.getByLabel('Grain class').selectOption(grainId);
+              await page.getByRole('button', { name: 'Load the class' }).click();
+              await page.locator('#sample-form').waitFor({ state: 'visible' });
+              // a sample as a person would type it: minimums met generously, Totals and one part measured,
+              // every judgement at the best grade, the first track and colour
+              const inputs = page.locator('#sample-fields input[data-factor]');
+              let parts = 0;
+              for (let i = 0; i < (await inputs.count()); i++) {
+                const input = inputs.nth(i);
+                const hint = await input.evaluate((e) => document.getElementById(`${e.id}-hint`)?.textContent ?? '');
+                if (hint.startsWith('a minimum')) await input.fill('99');
+                else if (hint.startsWith('a Total')) await input.fill('0.4');
+                else if (hint.startsWith('a maximum') && parts++ === 0) await input.fill('0.4');
+              }
+              for (const select of await page.locator('#sample-fields select').all()) {
+                await select.selectOption({ index: 1 });
+              }
+              await page.getByRole('button', { name: 'Grade', exact: true }).click();
+              await page
+                .locator('#result')
+                .waitFor({ state: 'visible', timeout: 5_000 })
+                .catch(() => {
+                  throw new Error(`no result: ${consoleErrors.get(page)!.join('; ')}`);
+                });
+              const sample = (await page.locator('#sample-json').textContent())!;
+              const shown = JSON.parse((await page.locator('#result-json').textContent())!);
+              if (grainId === 'CWRS')
+                assert.match(sample, /"accounts": \{/, "a floor rule's account is offered and sent");
+              assert.deepEqual(shown, JSON.parse(await gradeByCli(grainId, sample)), 'the same answer as the CLI');
+              assert.match(
+                (await page.locator('#result-grade').textContent())!,
+                /^(Grade: |Undetermined|Fails the lowest grade)/,
+              );
+              assert.ok(!page.url().includes(key), 'the key never enters the URL');
+              assert.deepEqual(
+                await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
+                [0, 0, ''],
+                'nothing is stored',
+              );
+              assert.deepEqual(await violations(page, true, dark), []);
+              await page.screenshot({ path: join(artifacts, `grade-${grainId}.png`), fullPage: true });
+              await closeClean(page);
             },
           );
-          let out = '';
-          child.stdout.on('data', (d) => (out += d));
-          child.on('error', reject);
-          child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`npm run grade exited ${code}`))));
-          child.stdin.end(sample);
-        });
-      }
-
-      // Grading in the browser gives what the CLI gives, for three classes.
-      const GRADED = [
-        ['CWRS', 1280, 800, false],
-        ['CORN_CW', 390, 844, true],
-        ['BARLEY_GP_CW', 1280, 800, true],
-      ] as const;
-      for (const [grainId, width, height, dark] of GRADED) {
-        it(
-          `grades a ${grainId} sample on /grade as npm run grade does ` +
-            `(${width}×${height}, ${dark ? 'dark' : 'light'})`,
-          async () => {
-            const key = await register(t.url, `grader-${grainId.toLowerCase()}@example.com`);
-            const page = await open(width, { height, dark, path: '/grade' });
-            await page.getByLabel('Your API key').fill(key);
-            await page.getByLabel('Grain class').selectOption(grainId);
-            await page.getByRole('button', { name: 'Load the class' }).click();
-            await page.locator('#sample-form').waitFor({ state: 'visible' });
-            // a sample as a person would type it: minimums met generously, Totals and one part measured,
-            // every judgement at the best grade, the first track and colour
-            const inputs = page.locator('#sample-fields input[data-factor]');
-            let parts = 0;
-            for (let i = 0; i < (await inputs.count()); i++) {
-              const input = inputs.nth(i);
-              const hint = await input.evaluate((e) => document.getElementById(`${e.id}-hint`)?.textContent ?? '');
-              if (hint.startsWith('a minimum')) await input.fill('99');
-              else if (hint.startsWith('a Total')) await input.fill('0.4');
-              else if (hint.startsWith('a maximum') && parts++ === 0) await input.fill('0.4');
-            }
-            for (const select of await page.locator('#sample-fields select').all()) {
-              await select.selectOption({ index: 1 });
-            }
-            await page.getByRole('button', { name: 'Grade', exact: true }).click();
-            await page
-              .locator('#result')
-              .waitFor({ state: 'visible', timeout: 5_000 })
-              .catch(() => {
-                throw new Error(`no result: ${consoleErrors.get(page)!.join('; ')}`);
-              });
-            const sample = (await page.locator('#sample-json').textContent())!;
-            const shown = JSON.parse((await page.locator('#result-json').textContent())!);
-            if (grainId === 'CWRS')
-              assert.match(sample, /"accounts": \{/, "a floor rule's account is offered and sent");
-            assert.deepEqual(shown, JSON.parse(await gradeByCli(grainId, sample)), 'the same answer as the CLI');
-            assert.match(
-              (await page.locator('#result-grade').textContent())!,
-              /^(Grade: |Undetermined|Fails the lowest grade)/,
-            );
-            assert.ok(!page.url().includes(key), 'the key never enters the URL');
-            assert.deepEqual(
-              await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
-              [0, 0, ''],
-              'nothing is stored',
-            );
-            assert.deepEqual(await violations(page, true, dark), []);
-            await page.screenshot({ path: join(artifacts, `grade-${grainId}.png`), fullPage: true });
-            await closeClean(page);
-          },
-        );
-      }
-      for (const dark of [false, true]) {
-        it(
-          `axe finds no violation on /grade before a class is loaded (${dark ? 'dark' : 'light'}), ` +
-            'and it says what it needs without JavaScript',
-          async () => {
-            const page = await open(390, { height: 844, dark, path: '/grade' });
-            assert.deepEqual(await violations(page, true, dark), []);
-            await closeClean(page);
-            const off = await open(390, { height: 844, dark, path: '/grade', javaScript: false });
-            assert.match((await off.locator('noscript').textContent()) ?? '', /needs JavaScript/);
-            assert.deepEqual(await violations(off, false, dark), []);
-            await closeClean(off);
-          },
-        );
-      }
-    }
-    /**
-     * axe-core's violations (all rules: best practices included). axe runs as a script, which a page
-     * with JavaScript off cannot run: its DOM is then checked in a page of the same origin, size and
-     * theme with scripts on but the site's own script refused, so the DOM stays the one a visitor
-     * without JavaScript gets.
-     */
-    async function violations(page: Page, javaScript: boolean, dark: boolean): Promise<string[]> {
-      let target = page;
-      if (!javaScript) {
-        const html = await page.content();
-        const context = await browser.newContext({
-          viewport: page.viewportSize()!,
-          colorScheme: dark ? 'dark' : 'light',
-        });
-        await context.route(/\/assets\/page\.([0-9a-f]{12}\.)?js$/, (r) => r.abort());
-        await context.route(`${t.url}/__snapshot`, (r) => r.fulfill({ body: html, contentType: 'text/html' }));
-        target = await context.newPage();
-        await target.goto(`${t.url}/__snapshot`);
-      }
-      const axe = await new AxeBuilder({ page: target }).analyze();
-      if (target !== page) await target.context().close();
-      return axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
-    }
-
-    if (part === 'screens') {
-      // A laptop and a phone, light and dark, with and without JavaScript.
-      const SCREENS = [
-        ['laptop', 1280, 800],
-        ['phone', 390, 844],
-      ] as const;
-      for (const [screen, width, height] of SCREENS) {
+        }
         for (const dark of [false, true]) {
-          for (const javaScript of [true, false]) {
-            const state =
-              `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, ` + `JavaScript ${javaScript ? 'on' : 'off'}`;
-            it(`registers and shows the whole key above the fold (${state}); the example works with it`, async () => {
-              const page = await open(width, { height, javaScript, dark });
-              const posts: string[] = [];
-              page.on('request', (r) => r.url().includes('email') && posts.push(r.url()));
-              await page.getByLabel('E-mail address').fill(`screen-${width}-${dark}-${javaScript}@example.com`);
-              await page.getByRole('button', { name: 'Get a key' }).click();
-              const keyBox = page.locator('#api-key');
-              await keyBox.filter({ hasText: 'ggt_' }).waitFor();
-              assert.deepEqual(posts, [], 'the address never enters a URL');
-              const key = (await keyBox.textContent())!;
-              assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
-              recordIssuedKey(key);
-              const box = (await keyBox.boundingBox())!;
-              assert.ok(
-                box.y >= 0 && box.y + box.height <= height,
-                `the key is within the first screen (${JSON.stringify(box)})`,
-              );
-              assert.ok(box.x >= 0 && box.x + box.width <= width, 'and within its width');
-              assert.ok(await keyBox.evaluate((e) => e.scrollWidth <= e.clientWidth), 'nothing of it is cut off');
-              assert.ok(
-                await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
-                'no sideways scroll',
-              );
-              const command = (await page.locator('#curl-line').textContent())!;
-              const m = /^curl -H 'X-API-Key: (ggt_[^']+)' '([^']+)'$/.exec(command);
-              assert.ok(m, `a quoted command: ${command}`);
-              assert.equal(m[1], key);
-              const url = new URL(m[2]!);
-              assert.equal(url.origin, t.url, 'the example names the origin the page came from');
-              assert.equal((await get(t.url, url.pathname, key)).status, 200, 'the example works');
-              if (javaScript) {
-                await page.getByRole('button', { name: 'Copy key' }).click();
-                await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
-                assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
-              } else
-                assert.ok(
-                  await page.getByRole('button', { name: 'Copy key' }).isHidden(),
-                  'no button that cannot work',
-                );
-              assert.deepEqual(await violations(page, javaScript, dark), []);
-              mkdirSync(artifacts, { recursive: true });
-              await page.screenshot({
-                path: join(
-                  artifacts,
-                  `registered-${screen}-${dark ? 'dark' : 'light'}-${javaScript ? 'js' : 'nojs'}.png`,
-                ),
-              });
+          it(
+            `axe finds no violation on /grade before a class is loaded (${dark ? 'dark' : 'light'}), ` +
+              'and it says what it needs without JavaScript',
+            async () => {
+              const page = await open(390, { height: 844, dark, path: '/grade' });
+              assert.deepEqual(await violations(page, true, dark), []);
               await closeClean(page);
-            });
-            for (const path of ['/', '/docs']) {
-              it(`axe finds no violation on ${path} (${state})`, async () => {
-                const page = await open(width, { height, javaScript, dark, path });
-                if (path === '/docs') {
-                  // header and parameter names are never broken inside a name
-                  const broken = await page
-                    .locator('code.name')
-                    .evaluateAll((els) => els.filter((e) => e.getClientRects().length > 1).map((e) => e.textContent));
-                  assert.deepEqual(broken, []);
-                  // the navigation stays at hand: a side list on a laptop, a menu on a phone
-                  const nav = page.locator('nav.side');
-                  assert.equal(await nav.evaluate((e) => getComputedStyle(e).position), 'sticky');
-                  await page.locator('#op-get-api-changelog').scrollIntoViewIfNeeded();
-                  const box = (await nav.boundingBox())!;
-                  assert.ok(box.y >= 0 && box.y < height, 'still in view further down the page');
-                  if (width >= 960) assert.ok(await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible());
-                  else {
-                    await nav.getByText('On this page').click();
-                    assert.ok(
-                      await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible(),
-                      'the menu opens',
-                    );
-                  }
-                }
+              const off = await open(390, { height: 844, dark, path: '/grade', javaScript: false });
+              assert.match((await off.locator('noscript').textContent()) ?? '', /needs JavaScript/);
+              assert.deepEqual(await violations(off, false, dark), []);
+              await closeClean(off);
+            },
+          );
+        }
+      }
+      /**
+       * axe-core's violations (all rules: best practices included). axe runs as a script, which a page
+       * with JavaScript off cannot run: its DOM is then checked in a page of the same origin, size and
+       * theme with scripts on but the site's own script refused, so the DOM stays the one a visitor
+       * without JavaScript gets.
+       */
+      async function violations(page: Page, javaScript: boolean, dark: boolean): Promise<string[]> {
+        let target = page;
+        if (!javaScript) {
+          const html = await page.content();
+          const context = await browser.newContext({
+            viewport: page.viewportSize()!,
+            colorScheme: dark ? 'dark' : 'light',
+          });
+          await context.route(/\/assets\/page\.([0-9a-f]{12}\.)?js$/, (r) => r.abort());
+          await context.route(`${t.url}/__snapshot`, (r) => r.fulfill({ body: html, contentType: 'text/html' }));
+          target = await context.newPage();
+          await target.goto(`${t.url}/__snapshot`);
+        }
+        const axe = await new AxeBuilder({ page: target }).analyze();
+        if (target !== page) await target.context().close();
+        return axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
+      }
+
+      if (part === 'screens') {
+        // A laptop and a phone, light and dark, with and without JavaScript.
+        const SCREENS = [
+          ['laptop', 1280, 800],
+          ['phone', 390, 844],
+        ] as const;
+        for (const [screen, width, height] of SCREENS) {
+          for (const dark of [false, true]) {
+            for (const javaScript of [true, false]) {
+              const state =
+                `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, ` +
+                `JavaScript ${javaScript ? 'on' : 'off'}`;
+              it(`registers and shows the whole key above the fold (${state}); the example works with it`, async () => {
+                const page = await open(width, { height, javaScript, dark });
+                const posts: string[] = [];
+                page.on('request', (r) => r.url().includes('email') && posts.push(r.url()));
+                await page.getByLabel('E-mail address').fill(`screen-${width}-${dark}-${javaScript}@example.com`);
+                await page.getByRole('button', { name: 'Get a key' }).click();
+                const keyBox = page.locator('#api-key');
+                await keyBox.filter({ hasText: 'ggt_' }).waitFor();
+                assert.deepEqual(posts, [], 'the address never enters a URL');
+                const key = (await keyBox.textContent())!;
+                assert.match(key, /^ggt_[A-Za-z0-9_-]{38}$/);
+                recordIssuedKey(key);
+                const box = (await keyBox.boundingBox())!;
+                assert.ok(
+                  box.y >= 0 && box.y + box.height <= height,
+                  `the key is within the first screen (${JSON.stringify(box)})`,
+                );
+                assert.ok(box.x >= 0 && box.x + box.width <= width, 'and within its width');
+                assert.ok(await keyBox.evaluate((e) => e.scrollWidth <= e.clientWidth), 'nothing of it is cut off');
+                assert.ok(
+                  await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+                  'no sideways scroll',
+                );
+                const command = (await page.locator('#curl-line').textContent())!;
+                const m = /^curl -H 'X-API-Key: (ggt_[^']+)' '([^']+)'$/.exec(command);
+                assert.ok(m, `a quoted command: ${command}`);
+                assert.equal(m[1], key);
+                const url = new URL(m[2]!);
+                assert.equal(url.origin, t.url, 'the example names the origin the page came from');
+                assert.equal((await get(t.url, url.pathname, key)).status, 200, 'the example works');
+                if (javaScript) {
+                  await page.getByRole('button', { name: 'Copy key' }).click();
+                  await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+                  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+                } else
+                  assert.ok(
+                    await page.getByRole('button', { name: 'Copy key' }).isHidden(),
+                    'no button that cannot work',
+                  );
                 assert.deepEqual(await violations(page, javaScript, dark), []);
+                mkdirSync(artifacts, { recursive: true });
+                await page.screenshot({
+                  path: join(
+                    artifacts,
+                    `registered-${screen}-${dark ? 'dark' : 'light'}-${javaScript ? 'js' : 'nojs'}.png`,
+                  ),
+                });
                 await closeClean(page);
               });
+              for (const path of ['/', '/docs']) {
+                it(`axe finds no violation on ${path} (${state})`, async () => {
+                  const page = await open(width, { height, javaScript, dark, path });
+                  if (path === '/docs') {
+                    // header and parameter names are never broken inside a name
+                    const broken = await page
+                      .locator('code.name')
+                      .evaluateAll((els) => els.filter((e) => e.getClientRects().length > 1).map((e) => e.textContent));
+                    assert.deepEqual(broken, []);
+                    // the navigation stays at hand: a side list on a laptop, a menu on a phone
+                    const nav = page.locator('nav.side');
+                    assert.equal(await nav.evaluate((e) => getComputedStyle(e).position), 'sticky');
+                    await page.locator('#op-get-api-changelog').scrollIntoViewIfNeeded();
+                    const box = (await nav.boundingBox())!;
+                    assert.ok(box.y >= 0 && box.y < height, 'still in view further down the page');
+                    if (width >= 960)
+                      assert.ok(await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible());
+                    else {
+                      await nav.getByText('On this page').click();
+                      assert.ok(
+                        await nav.getByRole('link', { name: 'GET /api/changelog' }).isVisible(),
+                        'the menu opens',
+                      );
+                    }
+                  }
+                  assert.deepEqual(await violations(page, javaScript, dark), []);
+                  await closeClean(page);
+                });
+              }
             }
           }
         }
       }
-    }
-  });
+    },
+    { concurrency: part === 'screens' ? 2 : 1 },
+  );
 }

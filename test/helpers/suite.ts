@@ -3,7 +3,7 @@
 // skipped test carrying the reason, and `# skipped N` in the summary is true.
 import { describe, it } from 'node:test';
 
-export function suite(name: string, skip: string | false, body: () => void) {
+export function suite(name: string, skip: string | false, body: () => void, opts: { concurrency?: number } = {}) {
   if (skip) describe(name, () => it(`all of "${name}"`, { skip }, () => {}));
-  else describe(name, body);
+  else describe(name, opts, body);
 }
