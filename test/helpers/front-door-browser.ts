@@ -6,17 +6,16 @@
 // at two sizes, in two themes, with and without JavaScript, two at a time).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { MESSAGES } from '../../gateway/errors.ts';
+import { chromiumSkip, launchChromium } from './chromium.ts';
 import { get, recordIssuedKey, register, root, startTestGateway, type TestGateway } from './gateway.ts';
 import { suite } from './suite.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium)';
 const artifacts = join(root, 'test-artifacts');
 
 /** The suite, or its part: the pages and /grade, or the screens. */
@@ -24,7 +23,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
   const name = part === 'pages' ? 'front door in a browser' : 'front door in a browser, screen by screen';
   suite(
     name,
-    skip,
+    chromiumSkip,
     () => {
       let t: TestGateway;
       let browser: Browser;
@@ -40,18 +39,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
 
       before(async () => {
         t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-        browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        });
+        browser = await launchChromium();
       });
       after(async () => {
         await browser?.close();

@@ -4,26 +4,23 @@
 // with the keyboard alone; every case of the conformance suite graded on the page as the module
 // grades it; a sample that is not JSON, or a value no sample can have, said in words.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { SuiteGroup } from '../../build/client/grade-suite/index.ts';
+import { chromiumSkip, launchChromium } from './chromium.ts';
 import { get, register, startTestGateway, type TestGateway } from './gateway.ts';
 import { suite } from './suite.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium)';
-
 export function gradePageInABrowser() {
-  suite('/grade in a browser: the answer in the table’s shape', skip, () => {
+  suite('/grade in a browser: the answer in the table’s shape', chromiumSkip, () => {
     let t: TestGateway;
     let browser: Browser;
     let cases: SuiteGroup[];
     before(async () => {
       t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+      browser = await launchChromium();
       cases = (await get(t.url, '/client/grade-suite.json')).json();
     });
     after(async () => {
