@@ -1,10 +1,11 @@
 // Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade) and the
-// templates of the answers to the registration form, which the gateway fills per request.
+// templates of the answers to the registration and recovery forms, which the gateway fills per request.
 import { buildOpenApi } from './openapi.ts';
 import { renderDocs } from './pages/docs.ts';
 import { referenceExamples } from './pages/examples.ts';
 import { renderGradePage } from './pages/grade.ts';
 import { renderHome } from './pages/home.ts';
+import { renderRecoverConfirm, renderRecoverRequest, renderRecoverSent } from './pages/recovery-pages.ts';
 import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
 import { PAGE_TEMPLATES, ROUTES } from './site-format.ts';
 import type { Dataset } from './validate.ts';
@@ -16,5 +17,8 @@ export function frontDoorBodies(ds: Dataset): Map<string, string> {
     [ROUTES.gradePage.path, renderGradePage(ds.grains)],
     [PAGE_TEMPLATES.registered, renderRegistered()],
     [PAGE_TEMPLATES.registerError, renderRegisterError()],
+    [PAGE_TEMPLATES.recoverRequest, renderRecoverRequest()],
+    [PAGE_TEMPLATES.recoverConfirm, renderRecoverConfirm()],
+    [PAGE_TEMPLATES.recoverSent, renderRecoverSent()],
   ]);
 }

@@ -17,6 +17,8 @@ import {
 import {
   CHANGELOG_DEFAULT_LIMIT,
   CHANGELOG_MAX_LIMIT,
+  RECOVERY_MAILS_PER_HOUR,
+  RECOVERY_TOKEN_MINUTES,
   REGISTRATION_BODY_BYTES,
   ROUTES,
   type RouteName,
@@ -56,12 +58,58 @@ export function operations(ids: string[], liveKeyCap: number) {
         '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
         '409': jsonBody(
           'Error',
-          `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one`,
+          `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one, or to get ` +
+            `a key back by mail (POST ${ROUTES.recover.path})`,
         ),
         '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
         '415': jsonBody('Error', 'the body is not application/json'),
         '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
+      },
+    },
+    recover: {
+      operationId: 'recoverKey',
+      tag: 'keys',
+      summary: 'Get a key back by mail',
+      description:
+        'Mails the address a link that works once, for ' +
+        `${RECOVERY_TOKEN_MINUTES} minutes: using it revokes every live key of the account and issues one new key ` +
+        `(POST ${ROUTES.recoverConfirm.path}, or the button on the page it opens). The answer is the same for ` +
+        'every well-formed address, whether an account holds it or not, and no mail goes to one that none ' +
+        `holds. At most ${RECOVERY_MAILS_PER_HOUR} mails an hour to one address; a newer link replaces an older one.`,
+      requestBody: { required: true, content: { 'application/json': { schema: ref('RecoveryRequest') } } },
+      responses: {
+        '202': jsonBody('RecoveryAccepted', 'accepted: a mail goes out when an account holds the address'),
+        '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
+        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
+        '415': jsonBody('Error', 'the body is not application/json'),
+        '429': {
+          ...jsonBody('Error', 'too many recovery mails for this e-mail address, or from this network address'),
+          headers: retryAfter,
+        },
+        '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
+      },
+    },
+    recoverConfirm: {
+      operationId: 'confirmKeyRecovery',
+      tag: 'keys',
+      summary: "Use a recovery mail's token: a new key",
+      description:
+        "Uses the token of a recovery mail's link: every live key of the account is revoked and one new key is " +
+        'issued, shown only in this answer. A token works once, until it expires or a newer one is sent.',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('RecoveryConfirmRequest') } } },
+      responses: {
+        '201': jsonBody('Registration', 'the new key, shown only this once; the earlier keys are revoked'),
+        '400': jsonBody(
+          'Error',
+          'the body is not a JSON object with a "token" string, or the token is unknown ' +
+            '(recovery_token_unknown), used (recovery_token_used), expired (recovery_token_expired) or ' +
+            `replaced by a newer one (recovery_token_superseded); nothing changed. Or ${keyInUrl}`,
+        ),
+        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
+        '415': jsonBody('Error', 'the body is not application/json'),
+        '429': { ...jsonBody('Error', 'too many attempts from this network address'), headers: retryAfter },
+        '503': { ...jsonBody('Error', 'the key store is unavailable or cannot write'), headers: retryAfter },
       },
     },
     revokeKey: {
@@ -152,7 +200,8 @@ export function operations(ids: string[], liveKeyCap: number) {
       operationId: 'getHealth',
       tag: 'service',
       summary: 'Liveness and the dataset version being served (no key needed)',
-      description: 'Whether all is well (`status`, and `reason` when not): the store, the build served, one refused.',
+      description:
+        'Whether all is well (`status`, and `reason` when not): the store, mail, the build served, one refused.',
       responses: {
         '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
         '400': jsonBody('Error', keyInUrl),

@@ -87,7 +87,17 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
  * precomputed body anyone may read (a page, the OpenAPI document, a file); the others are the
  * gateway's own handlers.
  */
-export type Answer = 'data' | 'public' | 'register' | 'register_form' | 'revoke' | 'health' | 'metrics';
+export type Answer =
+  | 'data'
+  | 'public'
+  | 'register'
+  | 'register_form'
+  | 'revoke'
+  | 'recover'
+  | 'recover_confirm'
+  | 'recover_page'
+  | 'health'
+  | 'metrics';
 
 export interface RouteRow {
   /** The path: exact, a template with one `{param}` segment at its end, or a folder ending in `/*`. */
@@ -117,6 +127,9 @@ export const ROUTES = {
   changelog: row('/api/changelog', GET, 'key', 'data', 'Changelog'),
   register: row('/api/register', ['POST'], 'open', 'register', 'Registration'),
   revokeKey: row('/api/keys/current', ['DELETE'], 'key', 'revoke', null, true),
+  /** Lost keys: a mail with a single-use link (docs/contract.md, Getting a key back). */
+  recover: row('/api/keys/recover', ['POST'], 'open', 'recover', 'RecoveryAccepted'),
+  recoverConfirm: row('/api/keys/recover/confirm', ['POST'], 'open', 'recover_confirm', 'Registration'),
   openapi: row('/api/openapi.json', GET, 'open', 'public', null, true),
   health: row('/health', GET, 'open', 'health', 'Health'),
   metrics: row('/metrics', GET, 'token', 'metrics'),
@@ -125,6 +138,11 @@ export const ROUTES = {
   gradePage: row('/grade', GET, 'open', 'public'),
   /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
   registerForm: row('/register', ['POST'], 'open', 'register_form'),
+  /**
+   * The page a recovery mail links to, and the front door's "Lost your key?" form: GET shows a form
+   * and changes nothing (mail scanners fetch links); its POST asks for a mail or uses a link's code.
+   */
+  recoverPage: row('/recover', [...GET, 'POST'], 'open', 'recover_page'),
   assets: row('/assets/*', GET, 'open', 'public'),
   client: row('/client/*', GET, 'open', 'public'),
 } as const satisfies Record<string, RouteRow>;
@@ -175,6 +193,18 @@ export const LIVE_KEYS_PER_ACCOUNT = 5;
 export const REGISTRATION_BODY_BYTES = 1024;
 export const EMAIL_MAX_LENGTH = 254;
 
+/**
+ * Recovery (docs/contract.md, Getting a key back): the single-use token a mail's link carries
+ * starts with a prefix of its own (a key's prefix in a URL is refused as a key in the URL), travels
+ * in this query parameter of the recovery page (`token` is refused there for the same reason), and
+ * is good for this many minutes.
+ */
+export const RECOVERY_TOKEN_PREFIX = 'ggr_';
+export const RECOVERY_LINK_PARAM = 'code';
+export const RECOVERY_TOKEN_MINUTES = 30;
+/** Recovery mails one e-mail address may be sent in an hour. */
+export const RECOVERY_MAILS_PER_HOUR = 3;
+
 // Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 
 /** docs/contract.md, Endpoints: the changelog's `limit` defaults to 20, at most 100. */
@@ -223,6 +253,12 @@ export const PAGE_TEMPLATES = {
   registered: '/_templates/registered',
   /** An error: the form again with its message. Slots: email, error. */
   registerError: '/_templates/register-error',
+  /** The recovery page: the form that asks for a mail, with a message. Slots: email, error. */
+  recoverRequest: '/_templates/recover-request',
+  /** A mail's link opened: what using it does, and the button. Slots: token. */
+  recoverConfirm: '/_templates/recover-confirm',
+  /** A mail was asked for (sent only when an account holds the address). Slots: email. */
+  recoverSent: '/_templates/recover-sent',
 } as const;
 export const TEMPLATE_SLOT = /\{\{([a-z_]+)\}\}/g;
 

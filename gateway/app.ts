@@ -8,10 +8,12 @@ import { ERRORS, HttpError } from './errors.ts';
 import { filledPage } from './filled-pages.ts';
 import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
+import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
 import { chooseVariant, matchedVariant, matchFails, noneMatch } from './negotiate.ts';
 import type { Decision } from './rate-limit.ts';
 import { rateLimitHeaders, retryHeaders } from './rate-limit-headers.ts';
+import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
 import type { Resource } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
@@ -23,10 +25,15 @@ export type { GatewayRequest, GatewayResponse } from './responses.ts';
 export type Answer = GatewayResponse | Promise<GatewayResponse>;
 
 export interface AppOptions {
-  config: Pick<Config, 'trustProxy'>;
+  config: Pick<Config, 'trustProxy' | 'publicUrl'>;
   site: SiteHolder;
   store: Store;
   clock: () => number;
+  /** Recovery mails (SMTP_URL, or the outbox). */
+  mailer: Mailer;
+  /** The gateway's own origin, for recovery links when PUBLIC_URL is not set (known once it listens). */
+  ownOrigin: () => string;
+  log: (fields: Record<string, unknown>) => void;
   /** GET /metrics, when METRICS_TOKEN is set. */
   metrics?: Metrics | null;
 }
@@ -108,7 +115,15 @@ export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const { trustProxy } = opts.config;
   const { register, registerForm } = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
-  const health = createHealth(opts.site, store.status);
+  const recovery = createRecovery({
+    store,
+    trustProxy,
+    site: opts.site,
+    mailer: opts.mailer,
+    linkOrigin: () => opts.config.publicUrl ?? opts.ownOrigin(),
+    log: opts.log,
+  });
+  const health = createHealth(opts.site, store.status, opts.mailer.status);
 
   function authorised(x: Exchange, account: Account | null): Answer {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
@@ -191,6 +206,12 @@ export function createApp(opts: AppOptions) {
           return registerForm(req, now);
         case 'revoke':
           return revoke(req, now);
+        case 'recover':
+          return recovery.request(req, now).catch((err: unknown) => failure(err, head));
+        case 'recover_confirm':
+          return recovery.confirm(req, now).catch((err: unknown) => failure(err, head));
+        case 'recover_page':
+          return recovery.page(req, now);
       }
       // A data endpoint: the key, then the limit (docs/contract.md, Authentication and limits).
       const raw = req.headers['x-api-key'];

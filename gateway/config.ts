@@ -33,6 +33,10 @@ export interface Config {
   accessLog: 'all' | 'errors' | 'off';
   /** The bearer token GET /metrics requires; null: no metrics are kept and the path is unknown. */
   metricsToken: string | null;
+  /** SMTP_URL: where mail goes; null: written as .eml files to STATE_DIR/outbox (docs/operations.md, Mail). */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of the service's mail. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -91,9 +95,37 @@ function prefix(raw: string | undefined): string {
   return raw;
 }
 
+/** SMTP_URL: smtp:// or smtps://, credentials in it; never echoed (it may hold a password). */
+function smtp(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  let protocol = '';
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // said below, without the value
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:')
+    throw new ConfigError('SMTP_URL must be a URL that starts with smtp:// or smtps:// (smtps://user:pass@host:465)');
+  return raw;
+}
+
+/** MAIL_FROM: an address, or a name with one in angle brackets; no line breaks. */
+function mailFrom(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'Grain grading tables <no-reply@localhost>';
+  if (!/^(?:[^\r\n<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw))
+    throw new ConfigError(`MAIL_FROM must be an address (name@example.org, or Name <name@example.org>), not "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonly<Config> {
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if ('error' in trustProxy) throw new ConfigError(trustProxy.error);
+  const smtpUrl = smtp(env.SMTP_URL);
+  const publicUrl = origin(env, 'PUBLIC_URL');
+  // A recovery link names the service's origin; taken from a request's Host, a stranger could
+  // point a mail sent to someone else at a host of theirs (docs/operations.md, Mail).
+  if (smtpUrl !== null && publicUrl === null)
+    throw new ConfigError('SMTP_URL needs PUBLIC_URL: recovery mails link to the public origin it names');
   const host = env.HOST === undefined || env.HOST === '' ? undefined : env.HOST;
   if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host))
     throw new ConfigError(`HOST must be an address or host name, not "${host}"`);
@@ -107,7 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     redisPrefix: prefix(env.REDIS_KEY_PREFIX),
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5_000, 100, 120_000),
-    publicUrl: origin(env, 'PUBLIC_URL'),
+    publicUrl,
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),
     trustProxy,
@@ -119,5 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     publicCacheSeconds: integer(env, 'PUBLIC_CACHE_SECONDS', 300, 0, 86_400),
     accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),
     metricsToken: token(env.METRICS_TOKEN),
+    smtpUrl,
+    mailFrom: mailFrom(env.MAIL_FROM),
   });
 }

@@ -8,9 +8,12 @@ import {
   API_KEY_HEADER,
   EMAIL_MAX_LENGTH,
   LIVE_KEYS_PER_ACCOUNT,
+  RECOVERY_MAILS_PER_HOUR,
+  RECOVERY_TOKEN_MINUTES,
   REGISTRATION_BODY_BYTES,
   ROUTES,
 } from '../build/site-format.ts';
+import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
 export class HttpError extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
@@ -91,12 +94,49 @@ export const ERRORS = {
     409,
     `This e-mail address already holds ${LIVE_KEYS_PER_ACCOUNT} live keys, the most an account may hold. ` +
       `Revoke one you no longer use with DELETE ${ROUTES.revokeKey.path} (sending that key in ${API_KEY_HEADER}), ` +
-      `or send a live key of this account in ${API_KEY_HEADER} with this registration to replace it.`,
+      `or send a live key of this account in ${API_KEY_HEADER} with this registration to replace it. ` +
+      `Lost them? POST ${ROUTES.recover.path} (or the page ${ROUTES.recoverPage.path}) mails the address a link ` +
+      'that revokes them all and issues one new key.',
   ),
-  unsupportedType: new HttpError(415, 'Send the registration as JSON (Content-Type: application/json).'),
+  // Getting a key back (docs/contract.md, Getting a key back)
+  recoveryMailsLimited: new HttpError(
+    429,
+    `Recovery links were asked for this e-mail address ${RECOVERY_MAILS_PER_HOUR} times this hour. Use the ` +
+      'newest mail, or retry after the number of seconds in Retry-After.',
+  ),
+  recoveryAddressLimited: new HttpError(
+    429,
+    'Too many recovery links were asked for from this network address this hour. Retry after the number of ' +
+      'seconds in Retry-After.',
+  ),
+  badRecoveryJson: new HttpError(
+    400,
+    'The body must be a JSON object with a "token" string: the token of the link in the recovery mail.',
+  ),
+  recoveryTokenUnknown: new HttpError(
+    400,
+    'This recovery link is not one we sent, or it was copied incompletely. ' +
+      `Ask for a new one at ${ROUTES.recoverPage.path}.`,
+  ),
+  recoveryTokenUsed: new HttpError(
+    400,
+    `This recovery link was already used: it works once. Ask for a new one at ${ROUTES.recoverPage.path} if you ` +
+      'need another key.',
+  ),
+  recoveryTokenExpired: new HttpError(
+    400,
+    `This recovery link has expired: links work for ${RECOVERY_TOKEN_MINUTES} minutes. Ask for a new one at ` +
+      `${ROUTES.recoverPage.path}.`,
+  ),
+  recoveryTokenSuperseded: new HttpError(
+    400,
+    'A newer recovery link was sent to this address since, and only the newest one works: use the link in the ' +
+      'latest mail.',
+  ),
+  unsupportedType: new HttpError(415, 'Send the body as JSON (Content-Type: application/json).'),
   unsupportedFormType: new HttpError(
     415,
-    'The registration form posts as application/x-www-form-urlencoded; ' +
+    "The service's forms post as application/x-www-form-urlencoded; " +
       `a program registers with JSON at POST ${ROUTES.register.path}.`,
   ),
   // The front door's form post
@@ -139,6 +179,11 @@ export const ERRORS = {
 } as const;
 
 export type ErrorName = keyof typeof ERRORS;
+
+/** Throws `error` with its Retry-After when the window refused: for the handlers that throw refusals. */
+export function refuseIfLimited(d: Decision, error: HttpError, now: number): void {
+  if (!d.allowed) throw error.withHeaders({ 'Retry-After': String(retryAfterSeconds(d, now)) });
+}
 
 /** Each entry's code is its name in lower snake case: missingKey → missing_key. Never renamed. */
 export const CODES = Object.fromEntries(

@@ -1,14 +1,22 @@
 // GET /health: 200 with status "ok" only when all is well; otherwise a status naming what is wrong
 // (the store, a refused build, an unreadable SITE_DIR) and `reason`, a sentence for the operator.
-// It always names the build served and any newer build refused (docs/api.md, docs/operations.md
-// "When something goes wrong"). The body is rebuilt only when something it says changed.
+// It always names the build served and any newer build refused (docs/contract.md, Health;
+// docs/operations.md "When something goes wrong"). The body is rebuilt only when something it says changed.
+
+import type { Mailer } from './mail.ts';
 import { type GatewayResponse, jsonResponse } from './responses.ts';
 import type { SiteHolder } from './site-watch.ts';
 import type { StoreStatus } from './store/store-status.ts';
 
-export type HealthStatus = 'ok' | 'store_unavailable' | 'store_degraded' | 'build_refused' | 'site_unreadable';
+export type HealthStatus =
+  | 'ok'
+  | 'store_unavailable'
+  | 'store_degraded'
+  | 'build_refused'
+  | 'site_unreadable'
+  | 'mail_degraded';
 
-export function createHealth(site: SiteHolder, store: StoreStatus) {
+export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer['status']) {
   let key = '';
   let body: Buffer = Buffer.alloc(0);
 
@@ -31,10 +39,13 @@ export function createHealth(site: SiteHolder, store: StoreStatus) {
         `The pointer to the published build cannot be read (${site.unreadable}); build ${served.buildId} is ` +
           'served, and no newer build can be seen until it can.',
       ]);
+    if (mail.degraded)
+      problems.push(['mail_degraded', `${mail.reason ?? 'Mail cannot be sent.'} Recovery mails are retried.`]);
     const fields = {
       status: problems[0]?.[0] ?? 'ok',
       reason: problems.length ? problems.map(([, why]) => why).join(' ') : null,
       store: store.state,
+      mail: mail.degraded ? 'degraded' : 'ok',
       dataset_version: served.datasetVersion,
       build_id: served.buildId,
       refused_build: refused ? { build_id: refused.buildId, reason: refused.reason } : null,
@@ -44,7 +55,7 @@ export function createHealth(site: SiteHolder, store: StoreStatus) {
   }
 
   return function health(head: boolean): GatewayResponse {
-    const now = `${site.current.buildId}:${site.version}:${store.version}`;
+    const now = `${site.current.buildId}:${site.version}:${store.version}:${mail.version}`;
     if (now !== key) {
       body = build();
       key = now;

@@ -8,7 +8,7 @@
 // in the sum (docs/performance.md: the measurements behind the code).
 
 import * as crypto from 'node:crypto';
-import { KEY_PREFIX } from '../build/site-format.ts';
+import { KEY_PREFIX, RECOVERY_TOKEN_PREFIX } from '../build/site-format.ts';
 
 export { KEY_PREFIX };
 
@@ -83,3 +83,13 @@ export const hashKey: (key: string) => string =
 
 export const digestBytes = (digest: string): Buffer => Buffer.from(digest, 'latin1');
 export const digestHex = (digest: string): string => Buffer.from(digest, 'latin1').toString('hex');
+
+// Recovery tokens (docs/contract.md, Getting a key back): 192 bits from the CSPRNG behind a prefix of
+// their own; only their SHA-256 (hashKey) is stored. No checksum: they arrive a few times an hour.
+const TOKEN_BODY = /^[A-Za-z0-9_-]{32}$/;
+
+export const generateRecoveryToken = () =>
+  `${RECOVERY_TOKEN_PREFIX}${crypto.randomBytes(RANDOM_BYTES).toString('base64url')}`;
+
+export const isWellFormedRecoveryToken = (token: string) =>
+  token.startsWith(RECOVERY_TOKEN_PREFIX) && TOKEN_BODY.test(token.slice(RECOVERY_TOKEN_PREFIX.length));

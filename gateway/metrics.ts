@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { ROUTE_NAMES, ROUTES, type RouteName, routeOf } from '../build/site-format.ts';
+import type { Mailer, MailOutcome } from './mail.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { WRITE_FAILURES } from './store/store-status.ts';
 import type { Store, StoreObserver, StoreOperation } from './store/types.ts';
@@ -26,7 +27,9 @@ export function labelOf(url: string): number {
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 /** Store operations, seconds: a SQLite query or a Redis round trip. */
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1];
-const OPERATIONS: StoreOperation[] = ['find_key', 'count', 'register', 'revoke', 'checkpoint', 'live_keys'];
+const OPERATIONS: StoreOperation[] = ['find_key', 'count', 'register', 'revoke', 'recover', 'checkpoint', 'live_keys'];
+
+const MAIL_OUTCOMES: MailOutcome[] = ['sent', 'failed', 'given_up'];
 
 /** One histogram series per label value, in plain arrays; prom-client reads it at scrape time. */
 class Series {
@@ -144,9 +147,17 @@ export function createMetrics(opts: MetricsOptions) {
   counter(
     registry,
     'gateway_registrations_total',
-    "Keys issued (201 from the API or the front door's form), rotations included.",
+    "Keys issued (201 from the API or the front door's form), rotations and recoveries included.",
     [],
-    () => [[{}, countOf('register', 201) + countOf('registerForm', 201)]],
+    () => [
+      [
+        {},
+        countOf('register', 201) +
+          countOf('registerForm', 201) +
+          countOf('recoverConfirm', 201) +
+          countOf('recoverPage', 201),
+      ],
+    ],
   );
   registerHistogram(registry, 'gateway_store_operation_duration_seconds', 'Store operations, by store and kind.', () =>
     storeTimes.map((s, i) => [{ store: storeKind, operation: OPERATIONS[i]! }, s]),
@@ -174,8 +185,24 @@ export function createMetrics(opts: MetricsOptions) {
       if (failed) storeErrors[i]!++;
     }) as StoreObserver,
     /** The gauges read at scrape time from the running store and the loaded build. */
-    watch(store: Store, site: SiteHolder) {
+    watch(store: Store, site: SiteHolder, mailer: Mailer) {
       storeKind = store.kind;
+      counter(
+        registry,
+        'gateway_mail_total',
+        'Attempts at sending a mail (recovery links), by outcome: sent, failed (each failed attempt, retried), ' +
+          'given_up (the last attempt at a mail failed).',
+        ['outcome'],
+        () => MAIL_OUTCOMES.map((outcome) => [{ outcome }, mailer.counts[outcome]]),
+      );
+      new Gauge({
+        name: 'gateway_mail_pending',
+        help: 'Mails not yet sent: being tried, or waiting to be tried again.',
+        registers: [registry],
+        collect() {
+          this.set(mailer.pending());
+        },
+      });
       new Gauge({
         name: 'gateway_store_up',
         help: '1 while the store answers (for Redis: connected), else 0.',

@@ -18,7 +18,8 @@ import type { Resource, Site } from './site.ts';
 
 export type Routed =
   | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: 'register' | 'register_form' | 'revoke' | 'health' | 'metrics' }
+  | { endpoint: 'register' | 'register_form' | 'revoke' | 'recover' | 'recover_confirm' | 'recover_page' }
+  | { endpoint: 'health' | 'metrics' }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
   | { endpoint: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */

@@ -10,6 +10,7 @@ import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
 import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
+import { createMailer, type Mailer } from './mail.ts';
 import { createMetrics } from './metrics.ts';
 import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, servePolicy } from './site.ts';
 import { type SiteHolder, watchSite } from './site-watch.ts';
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   sitePollMs?: number;
   /** A store opened by the caller (tests, scale-out); otherwise chosen from the config. */
   store?: Store;
+  /** The waits between attempts at a mail that failed (mail.ts has the default). */
+  mailRetryDelaysMs?: readonly number[];
 }
 
 export interface Gateway {
@@ -35,6 +38,7 @@ export interface Gateway {
   app: App;
   site: SiteHolder;
   store: Store;
+  mailer: Mailer;
   log: LogFn;
   close(): Promise<void>;
 }
@@ -134,8 +138,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const proxy = upstream
     ? (await import('./server-proxy.ts')).createUpstreamProxy(upstream, config.upstreamTimeoutMs)
     : null;
-  metrics?.watch(store, site);
-  const app = createApp({ config, site, store, clock, metrics });
+  const mailer = createMailer({ config, log, retryDelaysMs: opts.mailRetryDelaysMs });
+  metrics?.watch(store, site, mailer);
+  // Known once the server listens: where recovery links point without PUBLIC_URL.
+  let ownOrigin = '';
+  const app = createApp({ config, site, store, clock, metrics, mailer, log, ownOrigin: () => ownOrigin });
 
   // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
   const logAll = config.accessLog === 'all';
@@ -239,6 +246,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.host && config.host !== '0.0.0.0' && config.host !== '::' ? config.host : '127.0.0.1';
+  ownOrigin = `http://${config.host ? (host.includes(':') ? `[${host}]` : host) : 'localhost'}:${port}`;
   log({
     event: 'listening',
     port,
@@ -267,6 +275,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       await stopped;
       site.close();
       proxy?.close();
+      await mailer.close();
       await store.close();
       log({ event: 'stopped', in_flight_left: inFlight });
       logger.flush();
@@ -279,6 +288,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     app,
     site,
     store,
+    mailer,
     log,
     close,
   };

@@ -8,17 +8,18 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { escapeHtml } from '../build/site-format.ts';
+import { escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { get, realSiteDir, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { recoveryToken } from './helpers/mail.ts';
 import { mountSmallDisk } from './helpers/small-disk.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
 /** A full disk under the diskFull gateway's STATE_DIR: a tmpfs (root only; skipped elsewhere, not in CI). */
 const disk = mountSmallDisk('4m');
 
-type Gw = 'main' | 'tight' | 'redisDown' | 'upstreamDown' | 'upstreamSlow' | 'diskFull';
+type Gw = 'main' | 'tight' | 'redisDown' | 'upstreamDown' | 'upstreamSlow' | 'diskFull' | 'recovery';
 interface Case {
   error: ErrorName;
   gw: Gw;
@@ -32,6 +33,8 @@ interface Case {
   key?: 'fresh' | 'spent' | 'unknown';
   /** A form post: the answer is a page saying the sentence (HTML-escaped), not JSON. */
   page?: true;
+  /** The body is {"token": …} with a real recovery token in that state (the recovery gateway). */
+  token?: 'used' | 'expired' | 'superseded';
 }
 
 const DATA_OPS: [op: string, path: string][] = [
@@ -43,6 +46,25 @@ const json = { 'content-type': 'application/json' };
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const REGISTER = 'POST /api/register';
 const REVOKE = 'DELETE /api/keys/current';
+const RECOVER = 'POST /api/keys/recover';
+const CONFIRM = 'POST /api/keys/recover/confirm';
+const post = (
+  op: string | null,
+  path: string,
+  error: ErrorName,
+  gw: Gw,
+  body: string,
+  headers: Record<string, string> = json,
+): Case => ({
+  error,
+  gw,
+  op,
+  method: 'POST',
+  path,
+  headers,
+  body,
+});
+const someone = '{"email":"someone@example.com"}';
 
 const CASES: Case[] = [
   ...DATA_OPS.flatMap(([op, path]): Case[] => [
@@ -194,6 +216,35 @@ const CASES: Case[] = [
   { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'keyInQuery', gw: 'main', op: 'GET /health', path: '/health?api_key=x' },
   // Not operations of the document: an unknown path, a method the path does not have.
+  // Getting a key back
+  post(RECOVER, '/api/keys/recover', 'unsupportedType', 'main', someone, {}),
+  post(RECOVER, '/api/keys/recover', 'tooLarge', 'main', 'x'.repeat(2000)),
+  post(RECOVER, '/api/keys/recover', 'badEmail', 'main', '{"email":"x"}'),
+  post(RECOVER, '/api/keys/recover', 'recoveryMailsLimited', 'main', '{"email":"three-mails@example.com"}'),
+  post(RECOVER, '/api/keys/recover', 'recoveryAddressLimited', 'tight', someone, {
+    ...json,
+    'x-forwarded-for': '10.9.9.11',
+  }),
+  post(RECOVER, '/api/keys/recover', 'storeUnavailable', 'redisDown', someone),
+  post(CONFIRM, '/api/keys/recover/confirm', 'unsupportedType', 'main', '{}', form),
+  post(CONFIRM, '/api/keys/recover/confirm', 'tooLarge', 'main', 'x'.repeat(2000)),
+  post(CONFIRM, '/api/keys/recover/confirm', 'badRecoveryJson', 'main', '{"email":"a@example.com"}'),
+  post(CONFIRM, '/api/keys/recover/confirm', 'recoveryTokenUnknown', 'main', `{"token":"ggr_${'A'.repeat(32)}"}`),
+  { ...post(CONFIRM, '/api/keys/recover/confirm', 'recoveryTokenUsed', 'recovery', ''), token: 'used' },
+  { ...post(CONFIRM, '/api/keys/recover/confirm', 'recoveryTokenExpired', 'recovery', ''), token: 'expired' },
+  { ...post(CONFIRM, '/api/keys/recover/confirm', 'recoveryTokenSuperseded', 'recovery', ''), token: 'superseded' },
+  post(CONFIRM, '/api/keys/recover/confirm', 'registerAttemptsLimited', 'tight', '{"token":"x"}', {
+    ...json,
+    'x-forwarded-for': '10.9.9.12',
+  }),
+  post(CONFIRM, '/api/keys/recover/confirm', 'storeUnavailable', 'redisDown', '{"token":"x"}'),
+  {
+    ...post(null, '/recover', 'crossSiteForm', 'main', 'email=a%40example.com', {
+      ...form,
+      'sec-fetch-site': 'cross-site',
+    }),
+    page: true,
+  },
   { error: 'notFound', gw: 'main', op: null, path: '/api/nothing' },
   { error: 'notAllowedGet', gw: 'main', op: null, method: 'DELETE', path: '/api/grains' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/api/register' },
@@ -247,6 +298,7 @@ describe('error catalogue against the OpenAPI document', () => {
       HEADERS_TIMEOUT_MS: '300',
       REQUEST_TIMEOUT_MS: '400',
     });
+    gws.recovery = await startTestGateway();
     gws.redisDown = await startTestGateway({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: 'catalogue:' });
     gws.upstreamDown = await startTestGateway(upstream(down));
     gws.upstreamSlow = await startTestGateway(upstream(slow));
@@ -277,6 +329,25 @@ describe('error catalogue against the OpenAPI document', () => {
     return key;
   }
 
+  /** A real token of the recovery gateway, in the state named. */
+  async function tokenIn(state: NonNullable<Case['token']>): Promise<string> {
+    const g = gws.recovery;
+    const email = `token-${state}@example.com`;
+    await register(g.url, email);
+    const token = await recoveryToken(g.url, g.stateDir, email);
+    if (state === 'used') {
+      const res = await request(g.url, '/api/keys/recover/confirm', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ token }),
+      });
+      assert.equal(res.status, 201);
+    }
+    if (state === 'superseded') await recoveryToken(g.url, g.stateDir, email);
+    if (state === 'expired') g.clock.advance(RECOVERY_TOKEN_MINUTES * 60_000);
+    return token;
+  }
+
   it('every code is lower snake case, used once, and listed with its status in docs/contract.md', () => {
     const contract = readFileSync(join(root, 'docs/contract.md'), 'utf8');
     const codes = Object.values(ERRORS).map((e) => e.code);
@@ -301,9 +372,15 @@ describe('error catalogue against the OpenAPI document', () => {
         }
       }
       if (c.error === 'tooManyKeys') for (let i = 0; i < 5; i++) await register(gws.main.url, 'five-keys@example.com');
+      if (c.error === 'recoveryMailsLimited')
+        for (let i = 0; i < RECOVERY_MAILS_PER_HOUR; i++) await request(gws.main.url, c.path, c);
+      if (c.error === 'recoveryAddressLimited') await request(gws.tight.url, c.path, c);
+      if (c.error === 'registerAttemptsLimited' && c.op === CONFIRM)
+        for (let i = 0; i < 10; i++) await request(gws.tight.url, c.path, c);
       const key = await keyFor(c.gw, c.key);
       const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };
-      const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body: c.body });
+      const body = c.token ? JSON.stringify({ token: await tokenIn(c.token) }) : c.body;
+      const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body });
       const err = ERRORS[c.error];
       assert.equal(res.status, err.status, res.text());
       if (c.page) {

@@ -135,7 +135,7 @@ describe('pages filled by the gateway', () => {
   });
 
   it('the build leaves only the slots the gateway knows in its pages and templates', () => {
-    const known = new Set([...Object.values(PAGE_SLOTS), '{{api_key}}', '{{email}}', '{{error}}']);
+    const known = new Set([...Object.values(PAGE_SLOTS), '{{api_key}}', '{{email}}', '{{error}}', '{{token}}']);
     const bodies = join(realSiteDir(), 'builds');
     const [build] = readdirSync(bodies);
     const manifest = JSON.parse(readFileSync(join(bodies, build!, 'manifest.json'), 'utf8'));

@@ -282,6 +282,7 @@ describe('authentication', () => {
       'status',
       'reason',
       'store',
+      'mail',
       'dataset_version',
       'build_id',
       'refused_build',
@@ -290,6 +291,7 @@ describe('authentication', () => {
     assert.equal(h.status, 'ok');
     assert.equal(h.reason, null);
     assert.equal(h.store, 'ok');
+    assert.equal(h.mail, 'ok');
     assert.equal(h.refused_build, null);
     assert.equal(h.dataset_version, [...REAL_CHANGELOG].sort(changelogOrder)[0]!.id); // the newest entry
     const doc = await get(t.url, '/api/openapi.json');

@@ -28,6 +28,7 @@ describe('saving the hourly windows while serving', () => {
     for (let i = 0; i < 7; i++) assert.equal((first.requests.hit('1', now) as Decision).used, i + 1);
     for (let i = 0; i < 3; i++) first.requests.hit('2', now);
     first.registrations.hit('192.0.2.1', now);
+    first.recoveryMails.hit('mailbox', now);
     now += 1_000;
     // another connection reads the file, as a restarted process would, until the checkpoint ran
     const reader = new Database(join(stateDir, DB_FILE), { readonly: true });
@@ -39,6 +40,7 @@ describe('saving the hourly windows while serving', () => {
         }[]
       ).map((r) => [r.kind, decodeWindows(r.data)]);
     const expected = [
+      ['recovery_mails', [['mailbox', start, 1, start]]],
       ['registrations', [['192.0.2.1', start, 1, start]]],
       [
         'requests',
@@ -64,6 +66,7 @@ describe('saving the hourly windows while serving', () => {
       assert.equal((second.requests.hit('1', now) as Decision).used, 8);
       assert.equal((second.requests.peek('2', now) as Decision).used, 3);
       assert.equal((second.registrations.peek('192.0.2.1', now) as Decision).used, 1);
+      assert.equal((second.recoveryMails.peek('mailbox', now) as Decision).used, 1);
       // an hour after its start a window is over, and is not saved again
       now = start + WINDOW_MS;
       assert.equal((second.requests.peek('1', now) as Decision).used, 0);
@@ -71,6 +74,8 @@ describe('saving the hourly windows while serving', () => {
       await second.close();
     }
     assert.deepEqual(saved(), [
+      ['recovery_addresses', []],
+      ['recovery_mails', []],
       ['registration_attempts', []],
       ['registrations', []],
       ['requests', []],

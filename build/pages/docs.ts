@@ -1,6 +1,13 @@
 // GET /docs: the API reference, rendered at build time from the OpenAPI document, with an example
 // request and a real example response (from this build's own bodies) for every operation.
-import { API_KEY_HEADER, fileIn, PAGE_SLOTS, REGISTRATION_BODY_BYTES, ROUTES } from '../site-format.ts';
+import {
+  API_KEY_HEADER,
+  fileIn,
+  PAGE_SLOTS,
+  RECOVERY_TOKEN_PREFIX,
+  REGISTRATION_BODY_BYTES,
+  ROUTES,
+} from '../site-format.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
 
@@ -67,6 +74,27 @@ function responseRow(status: string, r: Json): Html {
   }</td></tr>\n`;
 }
 
+/** The forms that post an operation's field without JavaScript, answered with a page. */
+const FORMS: Record<string, string> = {
+  register: ROUTES.registerForm.path,
+  recoverKey: ROUTES.recoverPage.path,
+  confirmKeyRecovery: ROUTES.recoverPage.path,
+};
+
+function requestBody(op: Json): Html {
+  const schema = op.requestBody.content['application/json'].schema.$ref as string;
+  const body = schema.endsWith('RecoveryConfirmRequest')
+    ? `{"token": "${RECOVERY_TOKEN_PREFIX}…"}`
+    : '{"email": "you@example.com"}';
+  const form = FORMS[op.operationId];
+  return html`<p>Body: JSON <code>${body}</code> (<code>Content-Type: application/json</code>,
+at most ${REGISTRATION_BODY_BYTES / 1024} KiB).${
+    form &&
+    html` The service's own pages post the same field without JavaScript to <code>${form}</code>, which answers
+with an HTML page.`
+  }</p>`;
+}
+
 function operation(path: string, method: string, op: Json, example: Example | undefined): Html {
   const name = `${method.toUpperCase()} ${path}`;
   const params = (op.parameters ?? []) as Json[];
@@ -76,12 +104,7 @@ function operation(path: string, method: string, op: Json, example: Example | un
 <h2><span class="method">${method.toUpperCase()}</span> <code>${path}</code></h2>
 <p>${summary}${needsKey ? html` Needs <code>${API_KEY_HEADER}</code>.` : ' No key needed.'}</p>
 ${params.length > 0 && scrollTable(`Parameters of ${name}`, 'Parameters', PARAMETER_HEAD, params.map(parameterRow))}
-${
-  op.requestBody &&
-  html`<p>Body: JSON <code>{"email": "you@example.com"}</code> (<code>Content-Type: application/json</code>,
-at most ${REGISTRATION_BODY_BYTES / 1024} KiB). The home page's form posts the same field without JavaScript to
-<code>${ROUTES.registerForm.path}</code>, which answers with an HTML page.</p>`
-}
+${op.requestBody && requestBody(op)}
 ${scrollTable(
   `Responses of ${name}`,
   'Responses',
@@ -130,6 +153,9 @@ key is refused
 with 400).</li>
 <li>Bodies come gzip- or brotli-compressed when you send <code>Accept-Encoding</code>. <code>HEAD</code> works
 wherever <code>GET</code> does: the same status and headers, no body.</li>
+<li>Lost your key, or at the cap of live keys? <code>POST ${ROUTES.recover.path}</code> (or the page
+<a href="${ROUTES.recoverPage.path}">${ROUTES.recoverPage.path}</a>) mails the address a link that revokes every
+key of the account and issues one new key: whoever reads the mailbox can always get a key back.</li>
 </ul>
 </section>
 

@@ -3,6 +3,7 @@ import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, PAGE_SLOTS, RO
 import type { GrainRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
+import { recoveryForm } from './recovery-pages.ts';
 import { keyResult, registrationForm } from './register-form.ts';
 
 export function renderHome(grains: GrainRecord[]): string {
@@ -31,6 +32,14 @@ ${registrationForm()}
 <div id="result" class="result" hidden>
 ${keyResult('', '', 'h3')}
 </div>
+</section>
+
+<section aria-labelledby="lost-key" class="register">
+<h2 id="lost-key">Lost your key?</h2>
+<p>Whoever reads the mailbox can always get a key back: we mail the address a link that revokes every key of the
+account and shows one new key (also when the address holds ${LIVE_KEYS_PER_ACCOUNT} keys and registration
+refuses another).</p>
+${recoveryForm()}
 </section>
 
 <section aria-labelledby="source">

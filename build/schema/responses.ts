@@ -4,7 +4,13 @@
 // the tests validate every published body against that document. Field sets are exact
 // (docs/contract.md, Records): additionalProperties is false and every field is required.
 
-import { EMAIL_MAX_LENGTH } from '../site-format.ts';
+import {
+  RecoveryAccepted,
+  RecoveryConfirmRequest,
+  RecoveryRequest,
+  Registration,
+  RegistrationRequest,
+} from './keys.ts';
 import {
   coverageEnum,
   cropYear,
@@ -20,6 +26,7 @@ import {
   str,
   useClassEnum,
 } from './parts.ts';
+import { ErrorBody, Health } from './service.ts';
 import {
   PartialLimit,
   Threshold,
@@ -206,52 +213,6 @@ const Changelog = exact({
   entries: { type: 'array', items: ChangelogEntry, maxItems: 100 },
 });
 
-const Registration = exact({ api_key: str, email: str, schema_version: schemaVersion });
-
-const RegistrationRequest = {
-  type: 'object',
-  required: ['email'],
-  properties: { email: { type: 'string', maxLength: EMAIL_MAX_LENGTH, format: 'email' } },
-} as const;
-
-const ErrorBody = exact({
-  error: { ...str, description: 'a sentence a person can act on; it may be reworded' },
-  status: { type: 'integer' },
-  code: {
-    type: 'string',
-    pattern: '^[a-z][a-z0-9_]*$',
-    description: 'the kind of error, stable: a program branches on it (missing_key, rate_limited, …)',
-  },
-  schema_version: schemaVersion,
-});
-
-const Health = exact({
-  status: {
-    enum: ['ok', 'store_unavailable', 'store_degraded', 'build_refused', 'site_unreadable'],
-    description:
-      '"ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable, ' +
-      'the embedded store unable to write, a newer build refused, or the published build unreadable',
-  },
-  reason: {
-    ...nullableStr,
-    description: 'null when status is "ok"; otherwise a sentence for the operator: what is wrong and its cause',
-  },
-  store: {
-    enum: ['ok', 'unavailable', 'degraded'],
-    description:
-      'ok; unavailable: keys and limits cannot all be checked (Redis unreachable); degraded: keys work, ' +
-      'but registration, rotation and revocation answer 503 (the store cannot write)',
-  },
-  dataset_version: { ...str, description: 'the dataset version of the build served' },
-  build_id: { ...str, description: 'the build served' },
-  refused_build: {
-    ...exact({ build_id: str, reason: str }),
-    type: ['object', 'null'],
-    description: 'a newer build that could not be loaded (the previous one is served), and why; else null',
-  },
-  schema_version: schemaVersion,
-});
-
 /** The named schemas, in the order the OpenAPI document lists them. */
 export const responseSchemas = {
   Threshold,
@@ -276,6 +237,9 @@ export const responseSchemas = {
   Changelog,
   Registration,
   RegistrationRequest,
+  RecoveryAccepted,
+  RecoveryRequest,
+  RecoveryConfirmRequest,
   Error: ErrorBody,
   Health,
 } as const;

@@ -2,6 +2,7 @@
 // timeout, reconnection every 2 s at most) and the server-side scripts (redis-scripts.ts) as
 // commands.
 import { Redis } from 'ioredis';
+import { defineRecoveryCommands } from './redis-recovery.ts';
 import {
   ADD_USAGE_SCRIPT,
   LIVE_KEYS_SCRIPT,
@@ -57,6 +58,7 @@ export function connect(url: string, commandTimeout: number): Scripted {
   client.defineCommand('migrateKeys', { numberOfKeys: 3, lua: MIGRATE_SCRIPT });
   client.defineCommand('addUsage', { numberOfKeys: 1, lua: ADD_USAGE_SCRIPT });
   client.defineCommand('liveKeys', { numberOfKeys: 2, lua: LIVE_KEYS_SCRIPT });
+  defineRecoveryCommands(client);
   client.on('error', () => {}); // reported through the state events below
   return client;
 }

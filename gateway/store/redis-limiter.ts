@@ -23,7 +23,7 @@ export interface RedisWindows {
  */
 export function redisLimiter(
   w: RedisWindows,
-  kind: 'req' | 'reg' | 'att',
+  kind: 'req' | 'reg' | 'att' | 'rml' | 'rad',
   limit: number,
   localFallback: boolean,
 ): Limiter {

@@ -46,7 +46,7 @@ return 1`;
 
 // The live-key count is made once from the accounts' key lists, then kept by every script that
 // issues or revokes (only once it exists, so it is never made from a partial count).
-const LIVE_DELTA = (p: string, delta: string) =>
+export const LIVE_DELTA = (p: string, delta: string) =>
   `if redis.call('EXISTS', ${p} .. 'live-keys') == 1 then redis.call('INCRBY', ${p} .. 'live-keys', ${delta}) end`;
 
 // KEYS: the count, accounts zset. ARGV: prefix. Returns how many keys are live.

@@ -10,12 +10,15 @@
 // - redis-account-queries.ts: the operators' list, show and revoke.
 // Redis unreachable: nothing is queued (commands fail at once), a key verified within the last
 // OUTAGE_GRACE_MS keeps working, anything else gets 503.
+
+import { RECOVERY_MAILS_PER_HOUR } from '../../build/site-format.ts';
 import { digestHex, hashKey } from '../keys.ts';
 import { redisAccountQueries } from './redis-account-queries.ts';
 import { connect, writeCoalescer } from './redis-client.ts';
 import { migrateKeysOnConnect } from './redis-key-migration.ts';
 import { redisLimiter } from './redis-limiter.ts';
 import { trackOutage } from './redis-outage.ts';
+import { redisRecovery } from './redis-recovery.ts';
 import { verifiedKeys } from './redis-verified-keys.ts';
 import { unavailable } from './store-status.ts';
 import { MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
@@ -26,6 +29,8 @@ export interface RedisStoreOptions {
   rateLimitPerHour: number;
   registerLimitPerHour: number;
   registerAttemptsPerHour: number;
+  /** Recovery mails per e-mail address per hour (RECOVERY_MAILS_PER_HOUR unless a test says). */
+  recoveryMailsPerHour?: number;
   clock: () => number;
   log: (fields: Record<string, unknown>) => void;
   /** How long a verified key is trusted without asking Redis again. */
@@ -60,6 +65,13 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         throw unavailable(err);
       }
     };
+
+  const tokens = redisRecovery(client, prefix, (run) =>
+    guarded(async () => {
+      if (!outage.up) throw new Error('redis is not connected');
+      return timed(opts.observe, 'recover', run);
+    })(),
+  );
 
   return {
     kind: 'redis',
@@ -128,6 +140,12 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     requests: redisLimiter(windows, 'req', opts.rateLimitPerHour, true),
     registrations: redisLimiter(windows, 'reg', opts.registerLimitPerHour, false),
     registrationAttempts: redisLimiter(windows, 'att', opts.registerAttemptsPerHour, false),
+    recoveryMails: redisLimiter(windows, 'rml', opts.recoveryMailsPerHour ?? RECOVERY_MAILS_PER_HOUR, false),
+    recoveryAddresses: redisLimiter(windows, 'rad', opts.registerLimitPerHour, false),
+    recovery: {
+      issue: (email, digest, now, expiresAt) => tokens.issue(email, digestHex(digest), now, expiresAt),
+      use: (digest, keyDigest, now) => tokens.use(digestHex(digest), digestHex(keyDigest), now),
+    },
     list: guarded(queries.list),
     show: guarded(queries.show),
     revoke: guarded(queries.revoke),

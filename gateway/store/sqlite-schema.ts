@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createRecoveryTables } from './sqlite-recovery.ts';
 import type { AccountQueries, AccountRow, KeyRow } from './types.ts';
 
 export const DB_FILE = 'gateway.sqlite';
@@ -37,6 +38,7 @@ export function openDatabase(stateDir: string): Database.Database {
   `);
   migrateOneKeyPerAccount(db);
   addRequestCount(db);
+  createRecoveryTables(db);
   return db;
 }
 

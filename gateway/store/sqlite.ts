@@ -4,10 +4,12 @@
 // out no fresh quota.
 
 import { statfsSync } from 'node:fs';
+import { RECOVERY_MAILS_PER_HOUR } from '../../build/site-format.ts';
 import { digestBytes, hashKey } from '../keys.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
+import { sqliteRecovery } from './sqlite-recovery.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
 import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
 import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
@@ -19,6 +21,8 @@ export interface SqliteStoreOptions {
   registerLimitPerHour: number;
   /** Registration attempts per address per hour, refused ones included (rate-limit.ts). */
   registerAttemptsPerHour: number;
+  /** Recovery mails per e-mail address per hour (RECOVERY_MAILS_PER_HOUR unless a test says). */
+  recoveryMailsPerHour?: number;
   clock: () => number;
   /** How often the windows are saved; a kill -9 loses at most this much counting. */
   checkpointMs?: number;
@@ -100,10 +104,20 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     limit: opts.registerAttemptsPerHour,
     maxSubjects: opts.maxAddresses ?? 100_000,
   });
+  const recoveryMails = createMemoryLimiter({
+    limit: opts.recoveryMailsPerHour ?? RECOVERY_MAILS_PER_HOUR,
+    maxSubjects: opts.maxAddresses ?? 100_000,
+  });
+  const recoveryAddresses = createMemoryLimiter({
+    limit: opts.registerLimitPerHour,
+    maxSubjects: opts.maxAddresses ?? 100_000,
+  });
   const limiters: [string, MemoryLimiter][] = [
     ['requests', requests],
     ['registrations', registrations],
     ['registration_attempts', registrationAttempts],
+    ['recovery_mails', recoveryMails],
+    ['recovery_addresses', recoveryAddresses],
   ];
   for (const [kind, limiter] of limiters) {
     const data = readSnapshot.get(kind);
@@ -158,7 +172,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   }, opts.checkpointMs ?? 2_000);
   checkpoint.unref();
   /** A write: a failure the file system causes is a 503 (StoreWriteError), any other a bug. */
-  const write = <T>(operation: 'register' | 'revoke', run: () => T): T => {
+  const write = <T>(operation: 'register' | 'revoke' | 'recover', run: () => T): T => {
     if (closed) throw new StoreUnavailableError('the gateway is shutting down');
     let result: T;
     try {
@@ -208,6 +222,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   watchWrites.unref();
 
   const queries = accountQueries(db);
+  const tokens = sqliteRecovery(db);
   return {
     kind: 'sqlite',
     cachedAccount: (key) => verified.get(key),
@@ -236,9 +251,21 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       verified.dropKey(String(keyId));
       return true;
     },
+    recovery: {
+      issue: (email, digest, now, expiresAt) =>
+        write('recover', () => tokens.issue(email, digestBytes(digest), now, expiresAt)),
+      use(digest, keyDigest, now) {
+        const r = write('recover', () => tokens.use(digestBytes(digest), digestBytes(keyDigest), now));
+        for (const id of r.revokedIds) verified.dropKey(String(id));
+        if (typeof r.outcome === 'object') issued.add(keyDigest);
+        return r.outcome;
+      },
+    },
     requests,
     registrations,
     registrationAttempts,
+    recoveryMails,
+    recoveryAddresses,
     ...queries,
     liveKeys: () => read(() => timed(opts.observe, 'live_keys', () => countLive.get()!)),
     status,

@@ -36,6 +36,28 @@ export interface AccountRow {
 /** Registration's answers: the new key's account, or why none was issued. */
 export type Registered = Account | 'too_many_keys';
 
+/**
+ * A recovery token used (docs/contract.md, Getting a key back): the account with its one new key
+ * and how many live keys were revoked, or why nothing changed.
+ */
+export type Recovered = { account: Account; revoked: number } | 'unknown' | 'used' | 'expired' | 'superseded';
+
+/** Recovery tokens, kept where keys are, so a link mailed by one instance works on any. */
+export interface RecoveryTokens {
+  /**
+   * Keeps a token (`digest` is hashKey(token)) for the account of `email`, valid until `expiresAt`,
+   * and supersedes the account's earlier ones; false, and nothing written, when no account holds
+   * the address.
+   */
+  issue(email: string, digest: string, now: number, expiresAt: number): boolean | Promise<boolean>;
+  /**
+   * Uses a token: every live key of its account is revoked and the key `keyDigest` issued, in one
+   * atomic step that is durable when it resolves; a token unknown, used, expired or superseded
+   * changes nothing.
+   */
+  use(digest: string, keyDigest: string, now: number): Recovered | Promise<Recovered>;
+}
+
 /** The operators' view (scripts/accounts.ts). */
 export interface AccountQueries {
   list(): AccountRow[] | Promise<AccountRow[]>;
@@ -74,6 +96,11 @@ export interface Store extends AccountQueries {
   readonly registrations: Limiter;
   /** Per-client-address hourly windows of every registration attempt, refused ones included. */
   readonly registrationAttempts: Limiter;
+  readonly recovery: RecoveryTokens;
+  /** Per-e-mail-address hourly windows of recovery requests (RECOVERY_MAILS_PER_HOUR). */
+  readonly recoveryMails: Limiter;
+  /** Per-client-address hourly windows of recovery requests (REGISTER_LIMIT_PER_HOUR). */
+  readonly recoveryAddresses: Limiter;
   /** How many keys are live (GET /metrics). */
   liveKeys(): number | Promise<number>;
   /** Whether the store can be used right now, and why not (/health, GET /metrics). */
@@ -83,7 +110,7 @@ export interface Store extends AccountQueries {
 }
 
 /** The stores' operation names, as GET /metrics labels them. */
-export type StoreOperation = 'find_key' | 'count' | 'register' | 'revoke' | 'checkpoint' | 'live_keys';
+export type StoreOperation = 'find_key' | 'count' | 'register' | 'revoke' | 'recover' | 'checkpoint' | 'live_keys';
 
 /** Told of each store operation: how long it took and whether it failed (gateway/metrics.ts). */
 export type StoreObserver = (operation: StoreOperation, seconds: number, failed: boolean) => void;

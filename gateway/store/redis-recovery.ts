@@ -1,0 +1,113 @@
+// Recovery tokens in Redis (docs/contract.md, Getting a key back), so a link one instance mailed is
+// honoured by any. Each step is one server-side script. Keys, under the prefix p (besides those
+// of redis-scripts.ts):
+//   p recovery:<sha256 hex> → {account, created_at, expires_at, used_at, superseded_at}
+//   p recovery-latest:<account id> → the hex of the account's newest token
+// Both expire a day after the token does; until then a used or expired token is answered as such.
+import type { Redis } from 'ioredis';
+import { LIVE_DELTA } from './redis-scripts.ts';
+import type { Recovered } from './types.ts';
+
+const KEPT_AFTER_EXPIRY_MS = 86_400_000;
+
+// KEYS: email → id. ARGV: token hex, now, expires at, prefix, kept ms. Returns 1, or 0 when no
+// account holds the address (nothing written).
+const ISSUE_SCRIPT = `
+local id = redis.call('GET', KEYS[1])
+if not id then return 0 end
+local p = ARGV[4]
+local latest = p .. 'recovery-latest:' .. id
+local old = redis.call('GET', latest)
+if old then
+  local k = p .. 'recovery:' .. old
+  if redis.call('EXISTS', k) == 1 and not redis.call('HGET', k, 'used_at') then
+    redis.call('HSET', k, 'superseded_at', ARGV[2])
+  end
+end
+local t = p .. 'recovery:' .. ARGV[1]
+local kept = tonumber(ARGV[3]) - tonumber(ARGV[2]) + tonumber(ARGV[5])
+redis.call('HSET', t, 'account', id, 'created_at', ARGV[2], 'expires_at', ARGV[3])
+redis.call('PEXPIRE', t, kept)
+redis.call('SET', latest, ARGV[1], 'PX', kept)
+return 1`;
+
+// KEYS: the token's hash, the key sequence. ARGV: now, prefix, new key hex. Revokes every live key
+// of the token's account (announced, as every revocation is) and issues the new key. Returns
+// {outcome} or {'ok', account id, key id, email, keys revoked}.
+const USE_SCRIPT = `
+local t = redis.call('HMGET', KEYS[1], 'account', 'expires_at', 'used_at', 'superseded_at')
+if not t[1] then return {'unknown'} end
+if t[3] then return {'used'} end
+if t[4] then return {'superseded'} end
+if tonumber(ARGV[1]) >= tonumber(t[2]) then return {'expired'} end
+local p = ARGV[2]
+local id = t[1]
+local email = redis.call('HGET', p .. 'account:' .. id, 'email')
+local keys = p .. 'keys:' .. id
+local all = redis.call('HGETALL', keys)
+local n = 0
+for i = 1, #all, 2 do
+  redis.call('DEL', p .. 'key:' .. all[i + 1])
+  redis.call('HSET', p .. 'keyinfo:' .. all[i], 'revoked_at', ARGV[1])
+  redis.call('PUBLISH', p .. 'revoked', all[i + 1])
+  n = n + 1
+end
+redis.call('DEL', keys)
+local keyId = tostring(redis.call('INCR', KEYS[2]))
+redis.call('SET', p .. 'key:' .. ARGV[3], id .. '\\t' .. keyId .. '\\t' .. email)
+redis.call('HSET', keys, keyId, ARGV[3])
+redis.call('SADD', p .. 'account-keys:' .. id, keyId)
+redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[3], 'created_at', ARGV[1])
+redis.call('HSET', KEYS[1], 'used_at', ARGV[1])
+${LIVE_DELTA('p', '1 - n')}
+return {'ok', id, keyId, email, n}`;
+
+type RecoveryClient = Redis & {
+  recoveryIssue(
+    emailKey: string,
+    hex: string,
+    now: number,
+    expiresAt: number,
+    p: string,
+    kept: number,
+  ): Promise<number>;
+  recoveryUse(token: string, keySeq: string, now: number, p: string, keyHex: string): Promise<string[]>;
+};
+
+/** The scripts as commands of `client` (redis-client.ts connects it). */
+export function defineRecoveryCommands(client: Redis) {
+  client.defineCommand('recoveryIssue', { numberOfKeys: 1, lua: ISSUE_SCRIPT });
+  client.defineCommand('recoveryUse', { numberOfKeys: 2, lua: USE_SCRIPT });
+}
+
+/** Digests arrive as hex (digestHex); `guard` runs each command (the outage check, its timing). */
+export function redisRecovery(
+  redis: Redis,
+  prefix: string,
+  guard: <T>(run: () => Promise<T>) => Promise<T>,
+): {
+  issue(email: string, hex: string, now: number, expiresAt: number): Promise<boolean>;
+  use(hex: string, keyHex: string, now: number): Promise<Recovered>;
+} {
+  const client = redis as RecoveryClient;
+  return {
+    issue: (email, hex, now, expiresAt) =>
+      guard(async () => {
+        const done = await client.recoveryIssue(
+          `${prefix}email:${email}`,
+          hex,
+          now,
+          expiresAt,
+          prefix,
+          KEPT_AFTER_EXPIRY_MS,
+        );
+        return done === 1;
+      }),
+    use: (hex, keyHex, now) =>
+      guard(async () => {
+        const r = await client.recoveryUse(`${prefix}recovery:${hex}`, `${prefix}seq:key`, now, prefix, keyHex);
+        if (r[0] !== 'ok') return r[0] as Exclude<Recovered, object>;
+        return { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) };
+      }),
+  };
+}

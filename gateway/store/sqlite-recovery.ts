@@ -1,0 +1,83 @@
+// Recovery tokens in the embedded store's file (docs/contract.md, Getting a key back): a token's
+// SHA-256, its account and its times. Using one revokes every live key of the account and issues
+// the new key in one transaction, so a 201 is durable and a token works once.
+import type Database from 'better-sqlite3';
+import type { Recovered } from './types.ts';
+
+/** A used or expired token is kept this long after it expires, so it is answered as such, then deleted. */
+const KEPT_AFTER_EXPIRY_MS = 86_400_000;
+
+export function createRecoveryTables(db: Database.Database) {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS recovery_tokens (
+      token_hash BLOB PRIMARY KEY,
+      account_id INTEGER NOT NULL REFERENCES accounts (id),
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      used_at INTEGER,
+      superseded_at INTEGER
+    );
+    CREATE INDEX IF NOT EXISTS recovery_tokens_by_account ON recovery_tokens (account_id);
+  `);
+}
+
+interface TokenRow {
+  account_id: number;
+  expires_at: number;
+  used_at: number | null;
+  superseded_at: number | null;
+  email: string;
+}
+
+/** The statements, as two transactions; `issue` answers the new key's id and the revoked keys' ids. */
+export function sqliteRecovery(db: Database.Database) {
+  const accountOf = db.prepare<[string], number>('SELECT id FROM accounts WHERE email = ?').pluck();
+  const supersede = db.prepare<[number, number]>(
+    'UPDATE recovery_tokens SET superseded_at = ? WHERE account_id = ? AND used_at IS NULL AND superseded_at IS NULL',
+  );
+  const forget = db.prepare<[number]>('DELETE FROM recovery_tokens WHERE expires_at < ?');
+  const insert = db.prepare<[Buffer, number, number, number]>(
+    'INSERT INTO recovery_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
+  );
+  const token = db.prepare<[Buffer], TokenRow>(
+    `SELECT t.account_id, t.expires_at, t.used_at, t.superseded_at, a.email FROM recovery_tokens t
+     JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = ?`,
+  );
+  const revokeAll = db
+    .prepare<[number, number], number>(
+      'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL RETURNING id',
+    )
+    .pluck();
+  const insertKey = db
+    .prepare<[number, Buffer, number], number>(
+      'INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?) RETURNING id',
+    )
+    .pluck();
+  const markUsed = db.prepare<[number, Buffer]>('UPDATE recovery_tokens SET used_at = ? WHERE token_hash = ?');
+
+  const issue = db.transaction((email: string, digest: Buffer, now: number, expiresAt: number): boolean => {
+    const id = accountOf.get(email);
+    if (id === undefined) return false;
+    forget.run(now - KEPT_AFTER_EXPIRY_MS);
+    supersede.run(now, id);
+    insert.run(digest, id, now, expiresAt);
+    return true;
+  });
+
+  const use = db.transaction(
+    (digest: Buffer, keyDigest: Buffer, now: number): { outcome: Recovered; revokedIds: number[] } => {
+      const t = token.get(digest);
+      const refused = (outcome: Recovered) => ({ outcome, revokedIds: [] });
+      if (!t) return refused('unknown');
+      if (t.used_at !== null) return refused('used');
+      if (t.superseded_at !== null) return refused('superseded');
+      if (now >= t.expires_at) return refused('expired');
+      const revokedIds = revokeAll.all(now, t.account_id);
+      const keyId = insertKey.get(t.account_id, keyDigest, now)!;
+      markUsed.run(now, digest);
+      const account = { id: String(t.account_id), email: t.email, keyId: String(keyId) };
+      return { outcome: { account, revoked: revokedIds.length }, revokedIds };
+    },
+  );
+  return { issue, use };
+}
