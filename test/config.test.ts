@@ -27,6 +27,11 @@ describe('configuration', () => {
     [{ PUBLIC_URL: 'grain.example.org' }, /^PUBLIC_URL must be a URL/],
     [{ PUBLIC_URL: 'ftp://grain.example.org' }, /^PUBLIC_URL must start with http: or https:/],
     [{ PUBLIC_URL: 'https://grain.example.org/api' }, /^PUBLIC_URL must be an origin alone .* not "https:\/\/grain/],
+    // a recovery link names PUBLIC_URL, never a Host a request chose; the URL is not echoed (a password)
+    [{ SMTP_URL: 'smtp://mail.example.org' }, /^SMTP_URL needs PUBLIC_URL/],
+    [{ SMTP_URL: 'http://user:s3cret@mail.example.org' }, /^SMTP_URL must be a URL that starts with smtp:\/\/ or [^3]*$/],
+    [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address/],
+    [{ MAIL_FROM: 'A <a@example.org>\r\nBcc: b@example.org' }, /^MAIL_FROM must be an address/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)}, naming the variable`, () => {
@@ -46,6 +51,8 @@ describe('configuration', () => {
     assert.equal(c.registerLimitPerHour, 10);
     assert.deepEqual(c.trustProxy, { kind: 'none' });
     assert.equal(c.redisUrl, null);
+    assert.equal(c.smtpUrl, null);
+    assert.match(c.mailFrom, /<no-reply@localhost>$/);
     assert.ok(Object.isFrozen(c));
   });
   it('stops npm start with a message naming the variable', () => {

@@ -101,7 +101,7 @@ export interface TestGateway {
 
 export async function startTestGateway(
   env: Record<string, string> = {},
-  opts: { clock?: TestClock; sitePollMs?: number } = {},
+  opts: { clock?: TestClock; sitePollMs?: number; mailRetryDelaysMs?: number[] } = {},
 ): Promise<TestGateway> {
   const stateDir = env.STATE_DIR ?? tempDir('state');
   const siteDir = env.SITE_DIR ?? realSiteDir();
@@ -121,6 +121,7 @@ export async function startTestGateway(
     clock,
     logWrite: (s) => logs.push(s),
     sitePollMs: opts.sitePollMs ?? 50,
+    mailRetryDelaysMs: opts.mailRetryDelaysMs,
   });
   return { gateway, url: gateway.url, clock, logs, stateDir, siteDir, close: () => gateway.close() };
 }

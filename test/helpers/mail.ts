@@ -79,10 +79,11 @@ export function outbox(stateDir: string): string[] {
 }
 
 /** Waits until `check` gives a value (mail goes out after the answer), failing after `ms`. */
-export async function eventually<T>(check: () => T | null | undefined | false, what: string, ms = 5_000): Promise<T> {
+type Maybe<T> = T | null | undefined | false;
+export async function eventually<T>(check: () => Maybe<T> | Promise<Maybe<T>>, what: string, ms = 5_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
-    const v = check();
+    const v = await check();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
