@@ -204,6 +204,10 @@ export const RECOVERY_LINK_PARAM = 'code';
 export const RECOVERY_TOKEN_MINUTES = 30;
 /** Recovery mails one e-mail address may be sent in an hour. */
 export const RECOVERY_MAILS_PER_HOUR = 3;
+/** The 202's `message`: the same for every address, known or not. */
+export const RECOVERY_ACCEPTED_MESSAGE =
+  'If an account holds this address, a mail with a link is on its way. The link works once, for ' +
+  `${RECOVERY_TOKEN_MINUTES} minutes: it revokes every key of the account and issues one new key.`;
 
 // Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 

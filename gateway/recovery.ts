@@ -12,6 +12,7 @@ import {
   EMAIL_MAX_LENGTH,
   ORIGIN_PLACEHOLDER,
   PAGE_TEMPLATES,
+  RECOVERY_ACCEPTED_MESSAGE,
   RECOVERY_LINK_PARAM,
   RECOVERY_TOKEN_MINUTES,
   ROUTES,
@@ -47,10 +48,6 @@ const REFUSED: Record<Exclude<Recovered, object>, HttpError> = {
   expired: ERRORS.recoveryTokenExpired,
   superseded: ERRORS.recoveryTokenSuperseded,
 };
-
-const ACCEPTED_MESSAGE =
-  'If an account holds this address, a mail with a link is on its way. The link works once, for ' +
-  `${RECOVERY_TOKEN_MINUTES} minutes: it revokes every key of the account and issues one new key.`;
 
 export function recoveryMail(email: string, link: string, origin: string): MailMessage {
   // Lines under 76 characters, so the mail goes as plain 7-bit text a person can read in the .eml
@@ -125,7 +122,10 @@ export function createRecovery(opts: RecoveryOptions) {
     if (!isJson(req)) throw ERRORS.unsupportedType;
     const email = readEmail(await readBody(req));
     await accept(req, now, email);
-    return jsonResponse(202, Buffer.from(JSON.stringify({ email, message: ACCEPTED_MESSAGE, schema_version: '1.0' })));
+    return jsonResponse(
+      202,
+      Buffer.from(JSON.stringify({ email, message: RECOVERY_ACCEPTED_MESSAGE, schema_version: '1.0' })),
+    );
   }
 
   /** POST /api/keys/recover/confirm: 201 with the new key, as registration answers. */

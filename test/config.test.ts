@@ -29,7 +29,10 @@ describe('configuration', () => {
     [{ PUBLIC_URL: 'https://grain.example.org/api' }, /^PUBLIC_URL must be an origin alone .* not "https:\/\/grain/],
     // a recovery link names PUBLIC_URL, never a Host a request chose; the URL is not echoed (a password)
     [{ SMTP_URL: 'smtp://mail.example.org' }, /^SMTP_URL needs PUBLIC_URL/],
-    [{ SMTP_URL: 'http://user:s3cret@mail.example.org' }, /^SMTP_URL must be a URL that starts with smtp:\/\/ or [^3]*$/],
+    [
+      { SMTP_URL: 'http://user:s3cret@mail.example.org' },
+      /^SMTP_URL must be a URL that starts with smtp:\/\/ or [^3]*$/,
+    ],
     [{ MAIL_FROM: 'nobody' }, /^MAIL_FROM must be an address/],
     [{ MAIL_FROM: 'A <a@example.org>\r\nBcc: b@example.org' }, /^MAIL_FROM must be an address/],
   ];

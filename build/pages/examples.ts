@@ -9,6 +9,8 @@ import {
   grainKey,
   KEY_PREFIX,
   PAGE_SLOTS,
+  RECOVERY_ACCEPTED_MESSAGE,
+  RECOVERY_TOKEN_PREFIX,
   ROUTES,
   type RouteName,
 } from '../site-format.ts';
@@ -69,6 +71,28 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
       },
       note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
     },
+    [op('recover', 'POST')]: {
+      request:
+        `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' ` +
+        `'${origin}${ROUTES.recover.path}'`,
+      status: 202,
+      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      body: { email: 'you@example.com', message: RECOVERY_ACCEPTED_MESSAGE, schema_version: SCHEMA_VERSION },
+      note: 'The same answer for every address; the mail goes only to an address an account holds.',
+    },
+    [op('recoverConfirm', 'POST')]: {
+      request:
+        `curl -X POST -H 'Content-Type: application/json' -d '{"token":"${RECOVERY_TOKEN_PREFIX}…"}' ` +
+        `'${origin}${ROUTES.recoverConfirm.path}'`,
+      status: 201,
+      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      body: {
+        api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
+        email: 'you@example.com',
+        schema_version: SCHEMA_VERSION,
+      },
+      note: "The token is the link's code parameter. Every earlier key of the account is now revoked.",
+    },
     [op('revokeKey', 'DELETE')]: {
       request: `curl -X DELETE -H "${API_KEY_HEADER}: $GRAIN_API_KEY" '${origin}${ROUTES.revokeKey.path}'`,
       status: 204,
@@ -86,6 +110,7 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
       body: {
         status: 'ok',
         store: 'ok',
+        mail: 'ok',
         dataset_version: sorted[0]?.id ?? 'unreleased',
         build_id: '…',
         schema_version: SCHEMA_VERSION,

@@ -16,7 +16,7 @@ export function recoveryForm(values: { email: string; error: string } | 'slots' 
   const email = values === 'slots' ? raw('{{email}}') : values.email;
   const error = values === 'slots' ? raw('{{error}}') : values.error;
   return html`<form id="recover-form" method="post" action="${ROUTES.recoverPage.path}" novalidate>
-  <label for="recover-email">E-mail address of the account</label>
+  <label for="recover-email">The account's e-mail</label>
   <div class="field">
     <input id="recover-email" name="email" type="email" autocomplete="email" required
       aria-describedby="recover-error recover-hint" maxlength="${EMAIL_MAX_LENGTH}" value="${email}">

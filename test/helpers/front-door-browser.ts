@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MESSAGES } from '../../gateway/errors.ts';
 import { chromiumSkip, launchChromium } from './chromium.ts';
 import { get, recordIssuedKey, register, root, startTestGateway, type TestGateway } from './gateway.ts';
+import { eventually, outbox, tokenIn } from './mail.ts';
 import { suite } from './suite.ts';
 
 const artifacts = join(root, 'test-artifacts');
@@ -162,6 +163,28 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           recordIssuedKey((await page.locator('#api-key').textContent())!);
           assert.equal(page.url(), `${t.url}/register`, 'the address is not in the URL');
           assert.equal(await page.locator('h1').textContent(), 'Your API key');
+          await closeClean(page);
+        });
+
+        it('gets a key back without JavaScript: form, mail, link, button; axe on each page', async () => {
+          const lost = await register(t.url, 'lost-nojs@example.com');
+          const page = await open(390, { height: 844, javaScript: false });
+          await page.getByLabel("The account's e-mail").fill('lost-nojs@example.com');
+          await page.getByRole('button', { name: 'Mail me a link' }).click();
+          await page.locator('h1').filter({ hasText: 'Check your mail' }).waitFor();
+          assert.equal(page.url(), `${t.url}/recover`, 'the address is not in the URL');
+          assert.deepEqual(await violations(page, false, false), []);
+          const token = tokenIn(await eventually(() => outbox(t.stateDir).at(-1), 'the recovery mail'))!;
+          await page.goto(`${t.url}/recover?code=${token}`);
+          assert.deepEqual(await violations(page, false, false), []);
+          assert.equal((await get(t.url, '/api/grains', lost)).status, 200, 'opening the link changed nothing');
+          await page.getByRole('button', { name: 'Revoke my keys and show a new one' }).click();
+          await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
+          const key = (await page.locator('#api-key').textContent())!;
+          recordIssuedKey(key);
+          assert.deepEqual(await violations(page, false, false), []);
+          assert.equal((await get(t.url, '/api/grains', lost)).status, 401);
+          assert.equal((await get(t.url, '/api/grains', key)).status, 200);
           await closeClean(page);
         });
 
