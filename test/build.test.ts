@@ -124,12 +124,15 @@ describe('build', () => {
       '/client/api.js',
       '/_templates/registered',
       '/_templates/register-error',
+      '/_templates/recover-request',
+      '/_templates/recover-confirm',
+      '/_templates/recover-sent',
     ];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
     // the pages, the templates and each file twice: by its plain and its content-addressed name
     const files = Object.keys(site.manifest.routes).filter((r) => /^\/(assets|client)\//.test(r));
     assert.equal(files.filter((r) => CONTENT_ADDRESSED.test(r)).length * 2, files.length);
-    assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + 5 + files.length);
+    assert.equal(Object.keys(site.manifest.routes).length, 2 + n + (n + 1) * 100 + 8 + files.length);
   });
 
   it('says whose the tables are, and names no licence for them, in the document, on /docs and in the README', () => {
@@ -178,6 +181,8 @@ describe('build', () => {
       '/api/grains',
       '/api/grains/{grain_id}',
       '/api/keys/current',
+      '/api/keys/recover',
+      '/api/keys/recover/confirm',
       '/api/openapi.json',
       '/api/register',
       '/health',

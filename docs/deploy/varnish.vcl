@@ -2,7 +2,7 @@ vcl 4.1;
 
 # The service behind Varnish (docs/operations.md, "Behind a CDN"). Set the backend to the gateway;
 # change nothing else without reading that section:
-# - a keyed request (X-API-Key), the data and key endpoints, /metrics and every write are passed to
+# - a keyed request (X-API-Key), the data and key endpoints, /metrics, /recover and every write are passed to
 #   the gateway untouched, with their conditional headers: the gateway answers a revalidation with
 #   a 304 it does not count, and counts everything else itself. Nothing keyed is ever stored.
 # - errors and anything private or no-store are never stored.
@@ -30,8 +30,9 @@ sub vcl_recv {
     if (req.method != "GET" && req.method != "HEAD") {
         return (pass);
     }
-    # Keys and data belong to one client: never looked up, never stored, conditionals kept.
-    if (req.http.X-API-Key || req.url ~ "^/api/(grains|changelog|register|keys)" || req.url ~ "^/metrics") {
+    # Keys and data belong to one client: never looked up, never stored, conditionals kept. So is
+    # the recovery page, whose link carries a single-use token.
+    if (req.http.X-API-Key || req.url ~ "^/api/(grains|changelog|register|keys)" || req.url ~ "^/(metrics|recover)") {
         return (pass);
     }
     unset req.http.Cookie;
