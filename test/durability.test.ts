@@ -13,6 +13,8 @@ describe('durability', () => {
     const first = await spawnGateway(env);
     const issued: string[] = [];
     let stop = false;
+    let killed = false;
+    let failed: unknown = null;
     // 8 clients register as fast as they can; the process is killed while they do
     const storm = Array.from({ length: 8 }, async (_, c) => {
       for (let i = 0; !stop; i++) {
@@ -24,12 +26,15 @@ describe('durability', () => {
             agent: false,
           });
           if (res.status === 201) issued.push(res.json().api_key);
-        } catch {
+        } catch (err) {
+          if (!killed) failed ??= err; // only the kill may end a client's requests
           return; // the connection died with the process
         }
       }
     });
-    while (issued.length < 60) await new Promise((r) => setTimeout(r, 5));
+    while (issued.length < 60 && failed === null) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(failed, null, 'no request failed before the kill');
+    killed = true;
     first.child.kill('SIGKILL');
     assert.equal(await first.exited, null);
     stop = true;
