@@ -5,31 +5,18 @@ import type { AddressInfo, Socket } from 'node:net';
 // Imported, not the global: Node 20 defines globalThis.performance as a lazy getter, a cost on
 // every request (docs/performance.md: the measurements behind the code).
 import { performance } from 'node:perf_hooks';
-import { type App, createApp, type GatewayRequest, type GatewayResponse, INTERNAL_ERROR } from './app.ts';
+import type { App, GatewayRequest, GatewayResponse } from './app.ts';
+import { INTERNAL_ERROR } from './app.ts';
+import { type AssembleOptions, assembleGateway } from './assemble.ts';
 import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
-import type { Config } from './config.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
-import { createLogger, type LogFn, type RequestLine, safePath } from './log.ts';
-import { createMailer, type Mailer } from './mail.ts';
-import { createMetrics } from './metrics.ts';
-import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, servePolicy } from './site.ts';
-import { type SiteHolder, watchSite } from './site-watch.ts';
-import { openStore } from './store/open.ts';
+import type { LogFn, RequestLine } from './log.ts';
+import { safePath } from './log.ts';
+import type { Mailer } from './mail.ts';
+import type { SiteHolder } from './site-watch.ts';
 import type { Store } from './store/types.ts';
 
-export interface GatewayOptions {
-  config: Readonly<Config>;
-  /** Epoch milliseconds; tests inject their own. */
-  clock?: () => number;
-  /** Where log lines go (stdout by default). */
-  logWrite?: (chunk: string) => void;
-  /** How often current.json is looked at for a new build. */
-  sitePollMs?: number;
-  /** A store opened by the caller (tests, scale-out); otherwise chosen from the config. */
-  store?: Store;
-  /** The waits between attempts at a mail that failed (mail.ts has the default). */
-  mailRetryDelaysMs?: readonly number[];
-}
+export type GatewayOptions = AssembleOptions;
 
 export interface Gateway {
   server: Server;
@@ -109,40 +96,13 @@ class NodeRequest implements GatewayRequest, RequestLine {
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const { config } = opts;
-  const clock = opts.clock ?? Date.now;
-  const logger = createLogger(
-    opts.logWrite
-      ? (chunk) => opts.logWrite!(chunk.toString())
-      : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
-  );
-  const log = logger.log;
-  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
-  const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
-  const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
+  const parts = await assembleGateway(opts);
+  const { app, site, store, mailer, metrics, logger, log, clock } = parts;
   const upstream = config.upstreamUrl;
-  const policy = servePolicy(config);
-  const site = watchSite({
-    initial: upstream
-      ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, undefined, policy)
-      : await loadSiteFromDisk(config.siteDir, undefined, policy),
-    pollMs: opts.sitePollMs ?? 500,
-    readPointer: () =>
-      upstream ? readUpstreamPointer(upstream, config.upstreamTimeoutMs) : readPointerFile(config.siteDir),
-    load: (p) =>
-      upstream
-        ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p, policy)
-        : loadSiteFromDisk(config.siteDir, p, policy),
-    log,
-  });
   // http-proxy is loaded only in this mode
   const proxy = upstream
     ? (await import('./server-proxy.ts')).createUpstreamProxy(upstream, config.upstreamTimeoutMs)
     : null;
-  const mailer = createMailer({ config, log, retryDelaysMs: opts.mailRetryDelaysMs });
-  metrics?.watch(store, site, mailer);
-  // Known once the server listens: where recovery links point without PUBLIC_URL.
-  let ownOrigin = '';
-  const app = createApp({ config, site, store, clock, metrics, mailer, log, ownOrigin: () => ownOrigin });
 
   // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
   const logAll = config.accessLog === 'all';
@@ -246,7 +206,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.host && config.host !== '0.0.0.0' && config.host !== '::' ? config.host : '127.0.0.1';
-  ownOrigin = `http://${config.host ? (host.includes(':') ? `[${host}]` : host) : 'localhost'}:${port}`;
+  parts.listeningAt(`http://${config.host ? (host.includes(':') ? `[${host}]` : host) : 'localhost'}:${port}`);
   log({
     event: 'listening',
     port,
@@ -273,10 +233,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }
       server.closeAllConnections();
       await stopped;
-      site.close();
       proxy?.close();
-      await mailer.close();
-      await store.close();
+      await parts.close();
       log({ event: 'stopped', in_flight_left: inFlight });
       logger.flush();
     })());

@@ -6,19 +6,18 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { tempDir } from './helpers/dataset.ts';
-import { runAccounts, startTestGateway } from './helpers/gateway.ts';
-import { injectGet, injectRegister } from './helpers/inject.ts';
+import { runAccounts } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
 
 describe('npm run accounts', () => {
   it('lists accounts, shows their keys, revokes one or all; the running gateway refuses them', async () => {
-    const t = await startTestGateway();
-    const app = t.gateway.app;
+    const t = await startTestApp();
+    const { app } = t;
     try {
       const key = await injectRegister(app, 'ops@example.com');
       const other = await injectRegister(app, 'ops@example.com');
       assert.equal((await injectGet(app, '/api/grains', key)).status, 200);
-      await t.gateway.store.close(); // the last use is written with the checkpoint (and at close)
-      await t.close();
+      await t.close(); // the last use is written with the checkpoint (and at close)
       const cli = (...args: string[]) => runAccounts({ STATE_DIR: t.stateDir }, ...args);
       const list = await cli('list');
       assert.equal(list.status, 0, list.stderr);
@@ -44,24 +43,24 @@ describe('npm run accounts', () => {
       assert.equal(one.stdout, 'revoked 1 live key(s) of ops@example.com\n');
       assert.match((await cli('show', 'ops@example.com')).stdout, /key 1\t.*\trevoked 20\d\d-/);
       // a gateway started on the file refuses the revoked key and serves the other
-      const g = await startTestGateway({ STATE_DIR: t.stateDir });
+      const g = await startTestApp({ STATE_DIR: t.stateDir });
       try {
-        assert.equal((await injectGet(g.gateway.app, '/api/grains', key)).status, 401);
-        assert.equal((await injectGet(g.gateway.app, '/api/grains', other)).status, 200);
+        assert.equal((await injectGet(g.app, '/api/grains', key)).status, 401);
+        assert.equal((await injectGet(g.app, '/api/grains', other)).status, 200);
         // a revocation by the CLI while it runs reaches it within its 2-second bound
         const all = await cli('revoke', 'ops@example.com', '--all');
         assert.equal(all.stdout, 'revoked 1 live key(s) of ops@example.com\n');
         const revokedAt = Date.now();
-        let status = (await injectGet(g.gateway.app, '/api/grains', other)).status;
+        let status = (await injectGet(g.app, '/api/grains', other)).status;
         while (status !== 401 && Date.now() - revokedAt < 2_000) {
           await new Promise((r) => setTimeout(r, 20));
-          status = (await injectGet(g.gateway.app, '/api/grains', other)).status;
+          status = (await injectGet(g.app, '/api/grains', other)).status;
         }
         assert.equal(status, 401, 'refused within 2 seconds of the revocation');
         assert.equal((await cli('frobnicate')).status, 2);
         assert.equal((await cli('revoke', 'ops@example.com')).status, 2, 'revoke names a key or --all');
-        const fresh = await injectRegister(g.gateway.app, 'ops@example.com');
-        assert.equal((await injectGet(g.gateway.app, '/api/grains', fresh)).status, 200);
+        const fresh = await injectRegister(g.app, 'ops@example.com');
+        assert.equal((await injectGet(g.app, '/api/grains', fresh)).status, 200);
       } finally {
         await g.close();
       }

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { get, type RawResponse, register, request, startTestGateway } from './helpers/gateway.ts';
-import { type Injected, type InjectRequest, inject } from './helpers/inject.ts';
+import {
+  type Injected,
+  type InjectRequest,
+  inject,
+  injectGet,
+  injectRegister,
+  startTestApp,
+} from './helpers/inject.ts';
 
 /** A body by its length and hash: a failure then names what differs without printing pages. */
 const digest = (body: Buffer) => `${body.length} bytes, sha256 ${createHash('sha256').update(body).digest('hex')}`;
@@ -74,6 +81,25 @@ describe('inject', () => {
       assert.deepEqual(differences, []);
       // the cases reach what they name (two equal 404s would prove little)
       assert.deepEqual(statuses, [200, 200, 404, 401, 401, 200, 200, 304, 429, 413, 405]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('drives an app assembled with no socket: a key, its hour, a 304 and the store behind it', async () => {
+    const t = await startTestApp({ RATE_LIMIT_PER_HOUR: '2' });
+    try {
+      const key = await injectRegister(t.app, 'no-socket@example.com');
+      const first = await injectGet(t.app, '/api/grains', key);
+      assert.equal(first.status, 200);
+      assert.equal(first.headers['x-ratelimit-remaining'], '1');
+      const again = await injectGet(t.app, '/api/grains', key, { 'if-none-match': first.headers.etag! });
+      assert.equal(again.status, 304);
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 200);
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 429);
+      t.clock.advance(3_600_000);
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 200, 'the injected clock opens a new hour');
+      assert.equal((await t.store.show('no-socket@example.com'))?.keys.length, 1);
     } finally {
       await t.close();
     }

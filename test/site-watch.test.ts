@@ -10,8 +10,8 @@ import { describe, it } from 'node:test';
 import { buildSite } from '../build/build-site.ts';
 import { publishSite } from '../build/publish.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
-import { root, startTestGateway } from './helpers/gateway.ts';
-import { injectGet, injectRegister } from './helpers/inject.ts';
+import { root } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
 
 describe('a new build while serving', () => {
   it('is picked up without a restart, and no request fails or mixes builds', async () => {
@@ -20,8 +20,8 @@ describe('a new build while serving', () => {
     const other = buildSite(writeDataset({ grains: { TEST: baseGrain() } }));
     assert.ok(real.ok && other.ok);
     publishSite(siteDir, real.site);
-    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000' }, { sitePollMs: 10 });
-    const app = t.gateway.app;
+    const t = await startTestApp({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000' }, { sitePollMs: 10 });
+    const { app } = t;
     const health = async () => (await injectGet(app, '/health')).json();
     try {
       const key = await injectRegister(app, 'reload@example.com');

@@ -99,20 +99,23 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** The configuration of a test gateway: port 0 on loopback, a fresh STATE_DIR, the real site. */
+export function testConfig(env: Record<string, string> = {}) {
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STATE_DIR: env.STATE_DIR ?? tempDir('state'),
+    SITE_DIR: env.SITE_DIR ?? realSiteDir(),
+    SHUTDOWN_GRACE_MS: '2000',
+    ...env,
+  });
+}
+
 export async function startTestGateway(
   env: Record<string, string> = {},
   opts: { clock?: TestClock; sitePollMs?: number; mailRetryDelaysMs?: number[] } = {},
 ): Promise<TestGateway> {
-  const stateDir = env.STATE_DIR ?? tempDir('state');
-  const siteDir = env.SITE_DIR ?? realSiteDir();
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    STATE_DIR: stateDir,
-    SITE_DIR: siteDir,
-    SHUTDOWN_GRACE_MS: '2000',
-    ...env,
-  });
+  const config = testConfig(env);
   const clock = opts.clock ?? testClock();
   const logs: string[] = [];
   gatewayLogs.push(logs);
@@ -123,7 +126,15 @@ export async function startTestGateway(
     sitePollMs: opts.sitePollMs ?? 50,
     mailRetryDelaysMs: opts.mailRetryDelaysMs,
   });
+  const { stateDir, siteDir } = config;
   return { gateway, url: gateway.url, clock, logs, stateDir, siteDir, close: () => gateway.close() };
+}
+
+/** The logs of a gateway assembled in process (test/helpers/inject.ts), held to the same key scan. */
+export function testLogs(): string[] {
+  const logs: string[] = [];
+  gatewayLogs.push(logs);
+  return logs;
 }
 
 export interface RawResponse {

@@ -2,12 +2,32 @@
 // status, headers and body out, through the same `handle` gateway/server.ts calls. For tests of
 // the glue (routes, keys, limits, the store, the build served); a request over a socket only where
 // node:http or the process is the subject: signals, timeouts, sockets, start-up, the access log.
-// The app is the one a test gateway wires (gateway.ts, startTestGateway: `t.gateway.app`), so the
-// wiring is server.ts's own and is not written a second time here.
+// startTestApp assembles the gateway's parts as server.ts does (gateway/assemble.ts) and listens on
+// nothing; the app of a listening test gateway (`t.gateway.app`) can be driven the same way.
 import assert from 'node:assert/strict';
 import type { App, GatewayRequest } from '../../gateway/app.ts';
+import { assembleGateway, type GatewayParts } from '../../gateway/assemble.ts';
 import { ERRORS } from '../../gateway/errors.ts';
-import { recordIssuedKey } from './gateway.ts';
+import { recordIssuedKey, type TestClock, testClock, testConfig, testLogs } from './gateway.ts';
+
+export interface TestApp extends GatewayParts {
+  clock: TestClock;
+  stateDir: string;
+  logs: string[];
+}
+
+/** The gateway assembled in this process, with no socket: its app, store and clock. */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { clock?: TestClock; sitePollMs?: number } = {},
+): Promise<TestApp> {
+  const config = testConfig(env);
+  const logs = testLogs();
+  const clock = opts.clock ?? testClock();
+  const logWrite = (s: string) => logs.push(s);
+  const parts = await assembleGateway({ config, clock, logWrite, sitePollMs: opts.sitePollMs ?? 50 });
+  return Object.assign(parts, { clock, stateDir: config.stateDir, logs });
+}
 
 export interface InjectRequest {
   /** GET unless named. */

@@ -1,0 +1,83 @@
+// The gateway's parts put together, without a socket: the log, the metrics, the store, the build
+// being served, mail and the app that answers requests. server.ts listens with them; the tests
+// drive the same app in process (test/helpers/inject.ts), so the wiring is written once.
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createLogger } from './log.ts';
+import { createMailer } from './mail.ts';
+import { createMetrics } from './metrics.ts';
+import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, servePolicy } from './site.ts';
+import { watchSite } from './site-watch.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/types.ts';
+
+export interface AssembleOptions {
+  config: Readonly<Config>;
+  /** Epoch milliseconds; tests inject their own. */
+  clock?: () => number;
+  /** Where log lines go (stdout by default). */
+  logWrite?: (chunk: string) => void;
+  /** How often current.json is looked at for a new build. */
+  sitePollMs?: number;
+  /** A store opened by the caller (tests, scale-out); otherwise chosen from the config. */
+  store?: Store;
+  /** The waits between attempts at a mail that failed (mail.ts has the default). */
+  mailRetryDelaysMs?: readonly number[];
+}
+
+export async function assembleGateway(opts: AssembleOptions) {
+  const { config } = opts;
+  const clock = opts.clock ?? Date.now;
+  const logger = createLogger(
+    opts.logWrite
+      ? (chunk) => opts.logWrite!(chunk.toString())
+      : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
+  );
+  const log = logger.log;
+  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
+  const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
+  const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
+  const upstream = config.upstreamUrl;
+  const policy = servePolicy(config);
+  const site = watchSite({
+    initial: upstream
+      ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, undefined, policy)
+      : await loadSiteFromDisk(config.siteDir, undefined, policy),
+    pollMs: opts.sitePollMs ?? 500,
+    readPointer: () =>
+      upstream ? readUpstreamPointer(upstream, config.upstreamTimeoutMs) : readPointerFile(config.siteDir),
+    load: (p) =>
+      upstream
+        ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p, policy)
+        : loadSiteFromDisk(config.siteDir, p, policy),
+    log,
+  });
+  const mailer = createMailer({ config, log, retryDelaysMs: opts.mailRetryDelaysMs });
+  metrics?.watch(store, site, mailer);
+  // Where recovery links point without PUBLIC_URL: the address the server listens on, once known.
+  let ownOrigin = `http://localhost:${config.port}`;
+  let closed: Promise<void> | null = null;
+  const app = createApp({ config, site, store, clock, metrics, mailer, log, ownOrigin: () => ownOrigin });
+  return {
+    app,
+    site,
+    store,
+    mailer,
+    metrics,
+    logger,
+    log,
+    clock,
+    listeningAt(origin: string) {
+      ownOrigin = origin;
+    },
+    /** Once no request is left: the build watcher, mail, the store (its windows saved); once. */
+    close: () =>
+      (closed ??= (async () => {
+        site.close();
+        await mailer.close();
+        await store.close();
+        logger.flush();
+      })()),
+  };
+}
+export type GatewayParts = Awaited<ReturnType<typeof assembleGateway>>;
