@@ -12,9 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { root } from './project-root.mjs';
 
-export { root };
 /** Where the bundles are: DIST_DIR (a folder inside the project, so node_modules resolve), else dist/. */
-export const DIST = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : join(root, 'dist');
+const DIST = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : join(root, 'dist');
 
 /** Bundle name → its TypeScript entry; `<DIST>/<name>.js` is what node runs. */
 export const ENTRIES = {
@@ -96,10 +95,9 @@ export async function freshBundles(out = DIST) {
   try {
     await bundleNode(out);
   } catch (err) {
-    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
-    if (code === 'ERR_MODULE_NOT_FOUND') fail(`cannot bundle into ${out}: esbuild is not installed (run npm ci)`);
-    if (!(err instanceof Error && 'errors' in err)) throw err;
-    fail(`cannot bundle into ${out}: esbuild reported the errors above`);
+    const e = /** @type {NodeJS.ErrnoException} */ (err);
+    if (e.code === 'ERR_MODULE_NOT_FOUND') fail(`cannot bundle into ${out}: esbuild is not installed (run npm ci)`);
+    fail(`cannot bundle into ${out}: ${'errors' in e ? 'esbuild reported the errors above' : e.message}`);
   }
   console.error(`bundled into ${out}`);
   return out;

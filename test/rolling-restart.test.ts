@@ -9,7 +9,7 @@
 //   and the gap (SIGTERM to the new process's first answer) is measured and reported (a figure,
 //   not a timed assertion: docs/operations.md states it).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import {
 import { freePort, reachable, redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
-export const NGINX = '/usr/sbin/nginx';
+const NGINX = '/usr/sbin/nginx';
 
 function nginxSkipReason(): string | false {
   if (existsSync(NGINX)) return false;
@@ -98,6 +98,34 @@ async function startNginx(ports: [number, number]): Promise<{ url: string; child
 const skip = (await redisSkipReason()) || nginxSkipReason();
 suite('upgrades: a rolling restart, and the embedded store’s gap', false, () => {
   before(() => bundleNode(dist));
+
+  it('a start with no build and nothing to build from is refused in a sentence; the gateway never builds', () => {
+    const env = {
+      ...process.env,
+      DIST_DIR: dist,
+      SITE_DIR: tempDir('no-site'),
+      DATASET_DIR: join(tempDir('no-dataset'), 'none'),
+      STATE_DIR: tempDir('no-state'),
+      PORT: '0',
+    };
+    for (const [what, script, sentence] of [
+      [
+        'npm start',
+        'scripts/start.mjs',
+        /^start-up refused: no build is published in .* and there is no dataset in .*\.$/,
+      ],
+      [
+        'the gateway',
+        join(dist, 'gateway.js'),
+        /^start-up refused: no build is published in .*: run npm run build .*\.$/,
+      ],
+    ] as const) {
+      const run = spawnSync(process.execPath, [script], { cwd: root, env, encoding: 'utf8' });
+      assert.equal(run.status, 1, `${what}: ${run.stderr}`);
+      assert.match(run.stderr.trim(), sentence, what);
+      assert.equal(run.stdout, '', what);
+    }
+  });
 
   it('REDIS_URL behind nginx: a rolling restart loses no request and no count', { skip }, async () => {
     const env = {
