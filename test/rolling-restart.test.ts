@@ -83,13 +83,13 @@ async function startNginx(ports: [number, number]): Promise<{ url: string; child
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((s) => `${s}_temp_path ${join(dir, s)};`);
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `daemon off;\nworker_processes 1;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'error.log')} warn;\n` +
+    `daemon off;\nmaster_process off;\npid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'error.log')} warn;\n` +
       `events { worker_connections 512; }\nhttp {\naccess_log off;\n${temp.join('\n')}\n${shipped}\n}\n`,
   );
   const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
     stdio: 'ignore',
   });
-  after(() => child.kill('SIGKILL'));
+  after(() => child.kill('SIGTERM')); // one process (master_process off): nothing is left behind
   for (let i = 0; i < 200 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 25));
   assert.ok(await reachable(port), `nginx did not start: ${readFileSync(join(dir, 'error.log'), 'utf8')}`);
   return { url: `http://127.0.0.1:${port}`, child };
