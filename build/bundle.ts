@@ -4,14 +4,12 @@
 // project's root, so the bytes do not depend on where the build runs from (byte-for-byte
 // deterministic, like every other body).
 
-import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { gradeSuite } from './client/grade-suite/index.ts';
+import { root } from './project-root.mjs';
 import { gradeResultSchema } from './schema/grade-result.ts';
 import { gradeSuiteSchema } from './schema/grade-suite.ts';
 import { fileIn } from './site-format.ts';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Route → module source, for each public module. */
 export const CLIENT_MODULES: Record<string, string> = {

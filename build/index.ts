@@ -1,23 +1,21 @@
 // npm run build [-- --dataset DIR --out DIR]: validate the dataset, check that every change to a
 // published record is named by a changelog entry (against what the dataset's changelog covers and
-// against the build live in --out), then publish every response body, and bundle the production
-// gateway (build/bundle-gateway.mjs) unless --no-gateway.
+// against the build live in --out), then publish every response body. It runs as its bundle
+// (scripts/run.mjs makes the bundles first when the sources changed: build/bundle-node.mjs).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from './build-site.ts';
-import { bundleGateway } from './bundle-gateway.mjs';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { publishSite } from './publish.ts';
+import { DEFAULT_DIRS } from './site-format.ts';
 import { formatError } from './validate.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string', default: 'dataset' },
-    out: { type: 'string', default: process.env.SITE_DIR ?? 'site' },
-    /** Leave the production gateway (dist/gateway) as it is: only the dataset is published. */
-    'no-gateway': { type: 'boolean', default: false },
+    dataset: { type: 'string', default: process.env.DATASET_DIR || DEFAULT_DIRS.dataset },
+    out: { type: 'string', default: process.env.SITE_DIR || DEFAULT_DIRS.site },
   },
 });
 const started = performance.now();
@@ -59,4 +57,3 @@ console.log(
     `${Object.keys(manifest.bodies).length} distinct bodies, ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB, ` +
     `${Math.round(performance.now() - started)} ms`,
 );
-if (!values['no-gateway']) console.log(`bundled the gateway into ${await bundleGateway()}`);

@@ -9,6 +9,11 @@
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const BUILDS_DIR = 'builds';
+/**
+ * The folders a deployment uses unless told otherwise (SITE_DIR, DATASET_DIR, STATE_DIR), relative to
+ * the working directory: written here once, for the gateway's configuration and every command.
+ */
+export const DEFAULT_DIRS = { site: 'site', dataset: 'dataset', state: 'var' } as const;
 
 export interface Pointer {
   build_id: string;

@@ -5,10 +5,12 @@
 // all the same (the same sources give the same bytes).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleClient } from './bundle.ts';
+import { root } from './project-root.mjs';
 import { CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
 
-const asset = (name: string) => readFileSync(new URL(`./pages/assets/${name}`, import.meta.url), 'utf8');
+const asset = (name: string) => readFileSync(join(root, 'build/pages/assets', name), 'utf8');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Plain name → content-addressed name, for every file the pages may link. */

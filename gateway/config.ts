@@ -1,6 +1,7 @@
 // Configuration enters once: loadConfig(env) validates every variable, names the one that is wrong,
 // and returns a frozen object. Nothing else reads process.env (docs/contract.md, Configuration).
 import { resolve } from 'node:path';
+import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { parseTrustProxy, type TrustProxy } from './client-address.ts';
 
 export interface Config {
@@ -132,9 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,
-    stateDir: resolve(cwd, env.STATE_DIR || 'var'),
-    siteDir: resolve(cwd, env.SITE_DIR || 'site'),
-    datasetDir: resolve(cwd, env.DATASET_DIR || 'dataset'),
+    stateDir: resolve(cwd, env.STATE_DIR || DEFAULT_DIRS.state),
+    siteDir: resolve(cwd, env.SITE_DIR || DEFAULT_DIRS.site),
+    datasetDir: resolve(cwd, env.DATASET_DIR || DEFAULT_DIRS.dataset),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: prefix(env.REDIS_KEY_PREFIX),
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
 import { draftChangelog, startCoverage } from '../build/changelog/files.ts';
 import { readLiveBuild } from '../build/changelog/live.ts';
+import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { formatError } from '../build/validate.ts';
 import { readArgs, usageExit } from './cli.ts';
 
@@ -28,7 +29,7 @@ Exit codes: 0 written, 1 nothing written (nothing changed, or the dataset has er
   options: {
     summary: { type: 'string' },
     'effective-date': { type: 'string' },
-    dataset: { type: 'string', default: 'dataset' },
+    dataset: { type: 'string', default: DEFAULT_DIRS.dataset },
     site: { type: 'string' },
     baseline: { type: 'boolean', default: false },
   },

@@ -9,7 +9,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { grade, parseSample } from '../build/client/grade.ts';
 import { SYNC_FILES } from '../build/client/sync.ts';
-import { grainKey, MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
+import {
+  DEFAULT_DIRS,
+  grainKey,
+  MANIFEST_FILE,
+  type Manifest,
+  POINTER_FILE,
+  parsePointer,
+} from '../build/site-format.ts';
 import type { GrainRecord } from '../build/types.ts';
 import { readArgs, usageExit } from './cli.ts';
 
@@ -86,7 +93,7 @@ export function gradeCommand(argv: string[], io: GradeIo = PROCESS_IO): number {
   const record =
     values.copy !== undefined
       ? loadCopy(resolve(values.copy), grainId, io)
-      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? 'site'), grainId, io);
+      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? DEFAULT_DIRS.site), grainId, io);
   if (typeof record === 'number') return record;
   const name = samplePath === '-' ? 'the sample on standard input' : `the sample ${samplePath}`;
   let text: string;

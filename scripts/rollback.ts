@@ -3,6 +3,7 @@
 // new build; clients see the earlier records and changelog, and npm run sync brings them.
 import { resolve } from 'node:path';
 import { keptBuilds, rollBack } from '../build/publish.ts';
+import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
@@ -16,7 +17,7 @@ that build (atomically); a running gateway serves it within its poll interval.
   --site DIR  the published site (default: SITE_DIR, else site)
 
 Exit codes: 0 done, 1 no such build kept, 2 usage.`,
-  options: { site: { type: 'string', default: process.env.SITE_DIR || 'site' } },
+  options: { site: { type: 'string', default: process.env.SITE_DIR || DEFAULT_DIRS.site } },
   positionals: true,
 } as const;
 

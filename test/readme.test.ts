@@ -43,7 +43,7 @@ describe('the README, run as written', () => {
       PORT: String(port),
       STATE_DIR: tempDir('readme-var'),
       SITE_DIR: tempDir('readme-site'),
-      GATEWAY_DIST: dist,
+      DIST_DIR: dist,
     };
     npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -51,7 +51,7 @@ describe('the README, run as written', () => {
     npm.stderr!.on('data', (d) => (log += d));
     for (let i = 0; i < 600 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(await reachable(port), `npm start did not listen: ${log}`);
-    assert.match(log, /bundling the gateway: there is no .*\nbundled the gateway into /);
+    assert.match(log, /bundling: there is no .*\nbundled into .*\nno build is published in .*: building the dataset/);
     // npm execs node, and node runs the launcher, which imports the bundle: no tsx, no loader
     const listening = spawnSync('pgrep', ['-P', String(npm.pid)], { encoding: 'utf8' }).stdout.trim();
     const argv = readFileSync(`/proc/${listening}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -59,9 +59,9 @@ describe('the README, run as written', () => {
     assert.match(argv[0]!, /(^|\/)node$/);
     assert.doesNotMatch(readFileSync(`/proc/${listening}/maps`, 'utf8'), /tsx/, 'no loader mapped in');
     // the bundle's code leads back to its TypeScript
-    const bundle = readFileSync(join(dist, 'index.js'), 'utf8').split('\n');
+    const bundle = readFileSync(join(dist, 'gateway.js'), 'utf8').split('\n');
     const line = bundle.findIndex((l) => l.includes('event: "listening"'));
-    const map = new SourceMap(JSON.parse(readFileSync(join(dist, 'index.js.map'), 'utf8')));
+    const map = new SourceMap(JSON.parse(readFileSync(join(dist, 'gateway.js.map'), 'utf8')));
     const origin = map.findEntry(line, bundle[line]!.indexOf('event'));
     assert.ok(
       'originalSource' in origin && origin.originalSource.endsWith('gateway/server.ts'),

@@ -5,13 +5,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDataset } from '../load.ts';
+import { DEFAULT_DIRS } from '../site-format.ts';
 import { validateGrainFile } from '../validate.ts';
 import { authorityRecord, compareRecords, type Difference } from './check.ts';
 import type { SourceGrain } from './draft.ts';
 import { readPageIndex } from './read-page.ts';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string' }, dataset: { type: 'string', default: 'dataset' } },
+  options: { pages: { type: 'string' }, dataset: { type: 'string', default: DEFAULT_DIRS.dataset } },
 });
 
 async function pageFor(url: string): Promise<string> {

@@ -5,6 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadYamlFile } from '../load.ts';
+import { DEFAULT_DIRS } from '../site-format.ts';
 import { draftGrain, type GrainMeta, type SourceGrain, toYaml } from './draft.ts';
 import { PageError, parsePage } from './parse-page.ts';
 import { readPage } from './read-page.ts';
@@ -18,7 +19,7 @@ const { values, positionals } = parseArgs({
     region: { type: 'string' },
     'use-class': { type: 'string' },
     'crop-year': { type: 'string' },
-    out: { type: 'string', default: 'dataset' },
+    out: { type: 'string', default: DEFAULT_DIRS.dataset },
   },
 });
 

@@ -33,8 +33,8 @@ export interface Running {
  * unless start.mjs finds it newer, as npm start would.
  */
 export function bundleForBench() {
-  if (existsSync(join(BUNDLE_DIR, 'index.js'))) return;
-  const run = spawnSync(process.execPath, ['build/bundle-gateway.mjs', BUNDLE_DIR], { cwd: root, stdio: 'inherit' });
+  if (existsSync(join(BUNDLE_DIR, 'gateway.js'))) return;
+  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', BUNDLE_DIR], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) throw new Error('the gateway does not bundle');
 }
 
@@ -49,7 +49,7 @@ export async function startGateway(env: Record<string, string>, how: 'bundle' | 
   const [cmd, ...args] = pin(0, [process.execPath, ...command]);
   const child = spawn(cmd!, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_DIST: BUNDLE_DIR, ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DIST_DIR: BUNDLE_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);

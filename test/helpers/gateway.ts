@@ -236,8 +236,12 @@ after(() => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export async function spawnGateway(env: Record<string, string>): Promise<ChildGateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+/** `args`: node's arguments; the default runs the sources through tsx, as npm run dev does. */
+export async function spawnGateway(
+  env: Record<string, string>,
+  args = ['--import', 'tsx', join(root, 'gateway/index.ts')],
+): Promise<ChildGateway> {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,18 @@
+// @ts-check
+// npm run build, backup, accounts, rollback: the command's bundle (build/bundle-node.mjs), made
+// first when missing or older than the sources, run by node itself: no TypeScript loader, so they
+// work on the production dependencies alone. Errors point at the TypeScript: source maps are on.
+//   node scripts/run.mjs <build|backup|accounts|rollback> [its arguments]
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ENTRIES, freshBundles } from '../build/bundle-node.mjs';
+
+const name = process.argv[2] ?? '';
+if (!Object.hasOwn(ENTRIES, name) || name === 'gateway' || name === 'startup') {
+  console.error(`usage: node scripts/run.mjs <build|backup|accounts|rollback> [arguments]`);
+  process.exit(2);
+}
+process.setSourceMapsEnabled(true);
+const dist = await freshBundles();
+process.argv.splice(2, 1); // the command reads its own arguments from argv[2] on
+await import(pathToFileURL(join(dist, `${name}.js`)).href);
