@@ -143,10 +143,7 @@ export const ROUTES = {
   gradePage: row('/grade', GET, 'open', 'public'),
   /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
   registerForm: row('/register', ['POST'], 'open', 'register_form'),
-  /**
-   * The page a recovery mail links to, and the front door's "Lost your key?" form: GET shows a form
-   * and changes nothing (mail scanners fetch links); its POST asks for a mail or uses a link's code.
-   */
+  /** A recovery mail's link and the "Lost your key?" form: GET changes nothing; POST asks or uses. */
   recoverPage: row('/recover', [...GET, 'POST'], 'open', 'recover_page'),
   assets: row('/assets/*', GET, 'open', 'public'),
   client: row('/client/*', GET, 'open', 'public'),
@@ -199,18 +196,15 @@ export const REGISTRATION_BODY_BYTES = 1024;
 export const EMAIL_MAX_LENGTH = 254;
 
 /**
- * Recovery (docs/contract.md, Getting a key back): the single-use token a mail's link carries
- * starts with a prefix of its own (a key's prefix in a URL is refused as a key in the URL), travels
- * in this query parameter of the recovery page (`token` is refused there for the same reason), and
- * is good for this many minutes.
+ * Recovery (docs/contract.md, Getting a key back): a link's single-use token, its prefix (not a
+ * key's, which a URL may not hold), its query parameter (not `token`, refused likewise), its minutes.
  */
 export const RECOVERY_TOKEN_PREFIX = 'ggr_';
 export const RECOVERY_LINK_PARAM = 'code';
 export const RECOVERY_TOKEN_MINUTES = 30;
 /** Recovery mails one e-mail address may be sent in an hour. */
 export const RECOVERY_MAILS_PER_HOUR = 3;
-/** The 202's `message`: the same for every address, known or not. */
-export const RECOVERY_ACCEPTED_MESSAGE =
+export const RECOVERY_ACCEPTED_MESSAGE = // the 202's message, the same for every address
   'If an account holds this address, a mail with a link is on its way. The link works once, for ' +
   `${RECOVERY_TOKEN_MINUTES} minutes: it revokes every key of the account and issues one new key.`;
 
