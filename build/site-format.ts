@@ -186,6 +186,10 @@ export const changelogKey = (grainId: string | null, limit: number) =>
   grainId ? `${ROUTES.changelog.path}?grain_id=${grainId}&limit=${limit}` : `${ROUTES.changelog.path}?limit=${limit}`;
 
 export const grainKey = (grainId: string) => ROUTES.grain.path.replace('{grain_id}', grainId);
+/** docs/contract.md, Crop years: a record as it stood in a crop year (`2025/26`), by its canonical key. */
+export const CROP_YEAR_PARAM = 'crop_year';
+export const grainYearKey = (grainId: string, cropYear: string) =>
+  `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
 
 /**

@@ -6,9 +6,11 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cellFromAuthority, readCell } from '../build/cells.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
-import { draftGrain, type GrainMeta, proposeConditions, readHeader, toYaml } from '../build/import/draft.ts';
+import { draftGrain, type GrainMeta, proposeConditions, readHeader } from '../build/import/draft.ts';
+import { toYaml } from '../build/import/grain-yaml.ts';
+import { importPage } from '../build/import/import-page.ts';
 import { parsePage } from '../build/import/parse-page.ts';
-import { readPageIndex } from '../build/import/read-page.ts';
+import { readPage, readPageIndex } from '../build/import/read-page.ts';
 import { loadDataset, loadYaml } from '../build/load.ts';
 import { validateGrainFile } from '../build/validate.ts';
 import { tempDir } from './helpers/dataset.ts';
@@ -387,6 +389,24 @@ suite('the shared authority pages', !existsSync(shared) && 'no ../shared/authori
       assert.deepEqual(compareRecords(record!, theirs.record!), []);
     });
   }
+
+  it('re-imported over the dataset, a page changes no byte; a year on, last_scraped and crop year only', async () => {
+    for (const row of readPageIndex(shared)) {
+      const page = await readPage(join(shared, row.file));
+      for (const id of row.grainIds) {
+        const same = importPage(page, id, join(root, 'dataset'));
+        assert.ok(same.ok && same.before !== undefined, id);
+        assert.equal(same.text, same.before, `${id}: the same page leaves the file as it is`);
+        const later = importPage({ ...page, retrieved: '2026-11-25T00:00:00Z' }, id, join(root, 'dataset'));
+        assert.ok(later.ok);
+        const was = same.before.split('\n');
+        const changed = later.text.split('\n').filter((l, i) => l !== was[i]);
+        const expected = ['last_scraped: 2026-11-25T00:00:00Z'];
+        if (!same.before.includes('effective_crop_year: 2026/27')) expected.unshift('effective_crop_year: 2026/27');
+        assert.deepEqual(changed, expected, id);
+      }
+    }
+  });
 
   it('cover every page: each grain id of pages.tsv is published', () => {
     const published = new Set(ds.grains.map((f) => (f.data as { grain_id: string }).grain_id));
