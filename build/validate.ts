@@ -259,7 +259,6 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())
     if (ids.indexOf(id) !== i) at(ds.index, ['grains', i], `"${id}" is listed twice`);
-
   const grains: GrainRecord[] = [];
   for (const file of ds.grains) {
     const { errors: e, record } = validateGrainFile(file);

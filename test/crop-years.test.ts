@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { buildSite } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
+import { syncMirror } from '../build/client/sync.ts';
 import { cropYearOf } from '../build/crop-years.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
 import { importPage } from '../build/import/import-page.ts';
@@ -15,6 +16,7 @@ import { readPage } from '../build/import/read-page.ts';
 import { loadDataset } from '../build/load.ts';
 import { publishSite } from '../build/publish.ts';
 import { validateGrainFile } from '../build/validate.ts';
+import { gradeCommand } from '../scripts/grade.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { injectGet, injectRegister } from './helpers/inject.ts';
@@ -153,14 +155,15 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     publishSite(site, r.site);
     t = await startTestGateway({ SITE_DIR: site });
     key = await injectRegister(t.gateway.app, 'crop-years@example.com');
-    const ergot = (body: { factor_groups: { factors: { factor_id: string; thresholds: object }[] }[] }) =>
-      body.factor_groups.flatMap((g) => g.factors).find((f) => f.factor_id === 'ergot')!.thresholds;
+    const ergot = (body: {
+      factor_groups: { factors: { factor_id: string; thresholds: Record<string, { value: unknown }> }[] }[];
+    }) => body.factor_groups.flatMap((g) => g.factors).find((f) => f.factor_id === 'ergot')!.thresholds;
     const get = (url: string, headers?: Record<string, string>) => injectGet(t.gateway.app, url, key, headers);
 
     const old = await get('/api/grains/CWRS?crop_year=2025/26');
     assert.equal(old.status, 200);
     assert.equal(old.json().effective_crop_year, '2025/26');
-    assert.equal(ergot(old.json())['No. 1 CWRS'].value, 0.04);
+    assert.equal(ergot(old.json())['No. 1 CWRS']!.value, 0.04);
     const encoded = await get('/api/grains/cwrs?crop_year=2025%2F26');
     assert.deepEqual(encoded.body, old.body);
     assert.equal(encoded.headers.etag, old.headers.etag);
@@ -168,7 +171,7 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     const current = await get('/api/grains/CWRS');
     const year = await get('/api/grains/CWRS?crop_year=2026/27');
     assert.equal(year.status, 200);
-    assert.equal(ergot(year.json())['No. 1 CWRS'].value, 0.03);
+    assert.equal(ergot(year.json())['No. 1 CWRS']!.value, 0.03);
     assert.deepEqual(year.body, current.body);
     assert.notEqual(old.headers.etag, year.headers.etag);
 
@@ -191,6 +194,51 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
       assert.equal(res.status, status, url);
       assert.equal(res.json().code, code, url);
     }
+  });
+
+  it('a client mirrors the old year in a folder of its own, and grades against either year', async () => {
+    const copy = join(tempDir('year-copy'), '2025-26');
+    const s = await syncMirror({ baseUrl: t.url, key, out: copy, cropYear: '2025/26' });
+    assert.equal(s.records.new, 9, 'the nine classes published for 2025/26; the wheat classes added in 2026/27 not');
+    assert.equal(JSON.parse(readFileSync(join(copy, 'grains/CWRS.json'), 'utf8')).effective_crop_year, '2025/26');
+    assert.equal(existsSync(join(copy, 'grains/CWHWS.json')), false);
+    await assert.rejects(syncMirror({ baseUrl: t.url, key, out: copy }), /is a mirror of the crop year 2025\/26/);
+
+    // 0.04% ergot: within No. 1 CWRS's 0.04% of 2025/26, over its 0.03% of 2026/27
+    const sample = JSON.stringify({
+      values: {
+        ergot: 0.04,
+        total_foreign_material: 0.05,
+        minimum_hard_vitreous_kernels: 80,
+        minimum_protein: 14,
+        total_wheats_of_other_classes_or_varieties_and_contrasting_classes: 0,
+        total_smudge_and_blackpoint: 0,
+        total_sprouted: 0,
+        minimum_test_weight: 80,
+        total_heated_binburnt_severely_mildewed_rotted_mouldy: 0,
+        amber_durum_and_cwsp: 0,
+      },
+      judgments: { variety: 'No. 1 CWRS', degree_of_soundness: 'No. 1 CWRS' },
+    });
+    const gradeWith = (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = gradeCommand([...args, 'CWRS', '-'], {
+        readSample: () => sample,
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+      });
+      assert.equal(code, 0, err.join('\n'));
+      return JSON.parse(out[0]!).grade as string;
+    };
+    const site = t.siteDir;
+    assert.equal(
+      gradeWith(['--copy', copy, '--crop-year', '2025/26']),
+      gradeWith(['--site', site, '--crop-year', '2025/26']),
+    );
+    assert.equal(gradeWith(['--site', site, '--crop-year', '2025/26']), 'No. 1 CWRS');
+    assert.equal(gradeWith(['--site', site]), 'No. 2 CWRS');
+    assert.equal(gradeWith(['--site', site, '--crop-year', '2026/27']), gradeWith(['--site', site]));
   });
 
   it('refuses a record whose crop year is not its last_scraped, naming file, line and both values', () => {
