@@ -181,6 +181,15 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(fresh.status, 304);
     assert.equal(fresh.headers['x-ratelimit-remaining'], br.headers['x-ratelimit-remaining'], 'a 304 is free');
 
+    // the reference describes it: the document's parameter, and the /docs page rendered from it
+    const doc = (await injectGet(t.gateway.app, '/api/openapi.json')).json();
+    const param = doc.paths['/api/grains/{grain_id}'].get.parameters.find(
+      (p: { name: string }) => p.name === 'crop_year',
+    );
+    assert.equal(param.in, 'query');
+    const page = (await injectGet(t.gateway.app, '/docs')).text();
+    assert.ok(page.includes('crop_year') && page.includes('unknown_crop_year'), '/docs names the parameter and code');
+
     for (const [url, status, code] of [
       ['/api/grains/CWRS?crop_year=2024/25', 404, 'unknown_crop_year'],
       ['/api/grains/CWHWS?crop_year=2025/26', 404, 'unknown_crop_year'],

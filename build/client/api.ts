@@ -51,6 +51,8 @@ export class ApiError extends Error {
     readonly retryAfter: number | null = null,
     /** The error's stable code (`unknown_crop_year`, …), when the service said. */
     readonly code: string | null = null,
+    /** The answer's rate-limit headers (an authorised error is counted too). */
+    readonly rateLimit: RateLimit | null = null,
   ) {
     super(message);
   }
@@ -131,7 +133,7 @@ export function createClient(opts: ClientOptions) {
         await sleep(backoff(attempt));
         continue;
       }
-      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status, null, code);
+      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status, null, code, rateLimit);
     }
   }
 

@@ -130,9 +130,11 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     try {
       record = await ask(client.getGrain(id, cropYear ? { cropYear } : {}));
     } catch (err) {
-      // a class not published for the year is not in its mirror
-      if (cropYear && err instanceof ApiError && err.code === 'unknown_crop_year') continue;
-      throw err;
+      // a class not published for the year is not in its mirror (the answer was counted all the same)
+      if (!(cropYear && err instanceof ApiError && err.code === 'unknown_crop_year')) throw err;
+      tally.add(false, err.rateLimit?.used ?? null);
+      remaining = err.rateLimit?.remaining ?? remaining;
+      continue;
     }
     ids.push(id);
     files.set(fileOf(path), record.text);

@@ -2,7 +2,7 @@
 //                   [--region western|eastern|none] [--use-class ...] [--crop-year YYYY/YY] [--out DIR]
 // Parses an authority page and writes (or updates in place) dataset/grains/<GRAIN_ID>.yaml for review.
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importPage } from './import-page.ts';
 import { PageError } from './parse-page.ts';
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
   if (r.text !== r.before) writeFileSync(r.file, r.text);
   const factors = r.grain.factor_groups.reduce((n, g) => n + g.factors.length, 0);
   const what = r.before === undefined ? 'wrote' : r.text === r.before ? 'unchanged' : 'updated';
-  console.log(`${what} ${r.file}: ${factors} factors, crop year ${r.grain.effective_crop_year}`);
+  console.log(`${what} ${relative('.', r.file)}: ${factors} factors, crop year ${r.grain.effective_crop_year}`);
   console.log('review: aggregates, fallthrough_conditions, grade_floor_rules, then run `npm run build`.');
   return 0;
 }
