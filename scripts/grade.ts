@@ -83,7 +83,11 @@ function loadCopy(copy: string, grainId: string, year: string | undefined, io: G
   try {
     return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
   } catch {
-    io.err(`${copy} has no readable record for ${canonical}: run npm run sync -- --out ${copy} again`);
+    io.err(
+      year === undefined
+        ? `${copy} has no readable record for ${canonical}: run npm run sync -- --out ${copy} again`
+        : `${copy} has no record of ${canonical} for ${year}: it was not published for that crop year`,
+    );
     return 1;
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { buildSite } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
+import { readLiveBuild, unloggedAgainstLive } from '../build/changelog/live.ts';
 import { syncMirror } from '../build/client/sync.ts';
 import { cropYearOf } from '../build/crop-years.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
@@ -263,6 +264,26 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     } finally {
       writeFileSync(file, text);
     }
+  });
+
+  it("refuses a past year's record edited by hand, against the live build", () => {
+    const file = join(dataset, 'covered/past/CWRS.2025-26.json');
+    const text = readFileSync(file, 'utf8');
+    assert.equal(text.split('"value": 0.04,').length > 1, true);
+    writeFileSync(file, text.replace('"value": 0.04,', '"value": 0.05,'));
+    try {
+      const r = buildSite(dataset);
+      assert.ok(r.ok, 'a clean checkout cannot tell');
+      const silent = unloggedAgainstLive(r.dataset, readLiveBuild(t.siteDir)!);
+      assert.equal(silent.length, 1);
+      assert.equal(silent[0]!.grain_id, 'CWRS of 2025/26 (dataset/covered/past/)');
+      assert.deepEqual(silent[0]!.changes[0]!.to, 0.05);
+    } finally {
+      writeFileSync(file, text);
+    }
+    const r = buildSite(dataset);
+    assert.ok(r.ok);
+    assert.deepEqual(unloggedAgainstLive(r.dataset, readLiveBuild(t.siteDir)!), []);
   });
 
   it('refuses a new entry whose crop year is not its records', () => {

@@ -4,10 +4,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
 import { cellFromAuthority, readCell } from '../build/cells.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
 import { draftGrain, type GrainMeta, proposeConditions, readHeader } from '../build/import/draft.ts';
-import { toYaml } from '../build/import/grain-yaml.ts';
+import { toYaml, updateYaml } from '../build/import/grain-yaml.ts';
 import { importPage } from '../build/import/import-page.ts';
 import { parsePage } from '../build/import/parse-page.ts';
 import { readPage, readPageIndex } from '../build/import/read-page.ts';
@@ -199,6 +200,68 @@ describe('importer grammar', () => {
       at: ['vaule'],
     });
   });
+});
+
+describe('import in place', () => {
+  // The editor's file: a header, a comment on a row, quoting, flow lists.
+  const file = `# header the editor wrote
+grades: [No. 1 T, No. 2 T]
+notes:
+  - "Quoted: as the editor left it."
+factors:
+  - factor_id: ergot # checked twice
+    thresholds: [0.04, 0.10]
+  - factor_id: stones
+    thresholds: [0.03, 0.06]
+`;
+  // What the import gives, written in another style: the file's own style must win.
+  const block = (notes: string, ergot: string, extra = '') => `grades:
+  - No. 1 T
+  - No. 2 T
+notes:
+  - ${notes}
+factors:
+  - factor_id: ergot
+    thresholds:
+      - ${ergot}
+      - 0.10
+${extra}  - factor_id: stones
+    thresholds:
+      - 0.03
+      - 0.06
+`;
+  const changedLines = (a: string, b: string) => {
+    const was = a.split('\n');
+    return b.split('\n').flatMap((l, i) => (l === was[i] ? [] : [l]));
+  };
+  for (const [name, fresh, lines] of [
+    ['the same values change no byte', block('"Quoted: as the editor left it."', '0.04'), []],
+    [
+      'a changed cell changes its own line, its comment kept',
+      block("'Quoted: as the editor left it.'", '0.05'),
+      ['    thresholds: [0.05, 0.10]'],
+    ],
+    ['a changed note keeps its quotes', block("'Quoted: now otherwise.'", '0.04'), ['  - "Quoted: now otherwise."']],
+    [
+      'an added row is its own lines',
+      block('"Quoted: as the editor left it."', '0.04', '  - factor_id: excreta\n    thresholds: [0.01, 0.03]\n'),
+      [
+        '  - factor_id: excreta',
+        '    thresholds: [0.01, 0.03]',
+        '  - factor_id: stones',
+        '    thresholds: [0.03, 0.06]',
+        '',
+      ],
+    ],
+  ] as const) {
+    it(name, () => {
+      const out = updateYaml(file, parseDocument(fresh));
+      assert.deepEqual(changedLines(file, out), lines);
+      assert.ok(out.startsWith('# header the editor wrote\n'));
+      assert.ok(out.includes('- factor_id: ergot # checked twice\n'));
+      assert.deepEqual(parseDocument(out).toJS(), parseDocument(fresh).toJS());
+    });
+  }
 });
 
 describe('draft grain files', () => {
