@@ -190,6 +190,9 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(param.in, 'query');
     const page = (await injectGet(t.gateway.app, '/docs')).text();
     assert.ok(page.includes('crop_year') && page.includes('unknown_crop_year'), '/docs names the parameter and code');
+    const gradePage = (await injectGet(t.gateway.app, '/grade')).text();
+    assert.ok(gradePage.includes('<option value="CWRS" data-years="2026/27 2025/26">'), '/grade offers both years');
+    assert.ok(gradePage.includes('<option value="CWHWS" data-years="2026/27">'));
 
     for (const [url, status, code] of [
       ['/api/grains/CWRS?crop_year=2024/25', 404, 'unknown_crop_year'],
