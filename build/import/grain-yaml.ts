@@ -93,7 +93,10 @@ function merge(old: YamlNode | null, next: YamlNode | null): YamlNode | null {
     return old;
   }
   if (isSeq(old) && isSeq(next)) {
-    const key = ID_KEYS.find((k) => next.items.every((n) => idOf(n, k)) && old.items.every((n) => idOf(n, k)));
+    // matched by id only where every item has one of its own: a node is never placed twice
+    const unique = (items: unknown[], k: string) =>
+      items.every((n) => idOf(n, k)) && new Set(items.map((n) => idOf(n, k))).size === items.length;
+    const key = ID_KEYS.find((k) => unique(next.items, k) && unique(old.items, k));
     if (key) {
       const before = new Map(old.items.map((n) => [idOf(n, key), n as YamlNode]));
       old.items = next.items.map((n) => merge(before.get(idOf(n, key)) ?? null, n as YamlNode));
