@@ -26,10 +26,10 @@ const spec = {
   help: `Grades a sample (a JSON file, or - for standard input) against the class's record, with the
 reference grader (/client/grade.js), and prints the answer as JSON.
 
-  --site DIR   the published site to read (default: SITE_DIR, else ./site; npm run build makes it)
-  --copy DIR   a copy of the tables that npm run sync keeps (its --out folder), instead of a site
+  --site DIR     the published site to read (default: SITE_DIR, else ./site; npm run build makes it)
+  --copy DIR     a copy of the tables that npm run sync keeps (its --out folder), instead of a site
   --crop-year Y  grade against the table as it stood in crop year Y (2025/26): the site's record of
-               that year, or a copy that npm run sync -- --crop-year Y keeps
+                 that year, or a copy that npm run sync -- --crop-year Y keeps
 
 Exit codes: 0 graded (the answer's result says grade, fallthrough or undetermined); 1 no build or
 copy to read; 2 a usage error, a sample that is not JSON, or a value no sample can have.`,
