@@ -8,7 +8,7 @@ import { PRINTED_NUMBER } from '../cells.ts';
 import type { SourceGrain } from '../types.ts';
 
 /** How every grain file is written. */
-export const YAML_OPTIONS = { lineWidth: 0, flowCollectionPadding: false } as const;
+const YAML_OPTIONS = { lineWidth: 0, flowCollectionPadding: false } as const;
 
 /** YAML an editor can read: threshold rows on one line where they fit, numbers as printed. */
 export function toYaml(grain: SourceGrain, header: string): string {
