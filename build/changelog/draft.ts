@@ -10,7 +10,7 @@ import type { RecordBody } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface DraftOptions {
-  /** The editor's sentence; may be left out where every change is a re-check (re-checkSentence). */
+  /** The editor's sentence; may be left out where every change is a re-check (recheckSentence). */
   summary?: string;
   /** YYYY-MM-DD */
   effectiveDate: string;
