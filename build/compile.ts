@@ -2,8 +2,9 @@
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
 import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
+import { yearsOf } from './crop-years.ts';
 import { buildOpenApi } from './openapi.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, ROUTES } from './site-format.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, grainYearKey, ROUTES } from './site-format.ts';
 import { type GrainRecord, type GrainSummary, SCHEMA_VERSION, type SourceEntry } from './types.ts';
 import type { Dataset } from './validate.ts';
 
@@ -33,7 +34,15 @@ export function compileBodies(ds: Dataset): Map<string, string> {
     GRAIN_LIST_KEY,
     json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }),
   );
-  for (const g of ds.grains) bodies.set(grainKey(g.grain_id), json(publishedRecord(g)));
+  for (const g of ds.grains) {
+    const body = json(publishedRecord(g));
+    bodies.set(grainKey(g.grain_id), body);
+    // Each crop year the class was published for: its past years' last records, and this one's.
+    for (const year of yearsOf(g.grain_id, g.effective_crop_year, ds.past)) {
+      const past = year === g.effective_crop_year ? undefined : ds.past?.get(g.grain_id)?.get(year);
+      bodies.set(grainYearKey(g.grain_id, year), past ? json(past) : body);
+    }
+  }
 
   const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
   const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];

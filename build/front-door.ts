@@ -14,7 +14,7 @@ export function frontDoorBodies(ds: Dataset): Map<string, string> {
   return new Map([
     [ROUTES.home.path, renderHome(ds.grains)],
     [ROUTES.docs.path, renderDocs(buildOpenApi(ds), referenceExamples(ds))],
-    [ROUTES.gradePage.path, renderGradePage(ds.grains)],
+    [ROUTES.gradePage.path, renderGradePage(ds.grains, ds.past)],
     [PAGE_TEMPLATES.registered, renderRegistered()],
     [PAGE_TEMPLATES.registerError, renderRegisterError()],
     [PAGE_TEMPLATES.recoverRequest, renderRecoverRequest()],

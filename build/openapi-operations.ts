@@ -17,6 +17,7 @@ import {
 import {
   CHANGELOG_DEFAULT_LIMIT,
   CHANGELOG_MAX_LIMIT,
+  CROP_YEAR_PARAM,
   RECOVERY_MAILS_PER_HOUR,
   RECOVERY_TOKEN_MINUTES,
   REGISTRATION_BODY_BYTES,
@@ -137,10 +138,31 @@ export function operations(ids: string[], liveKeyCap: number) {
       operationId: 'getGrain',
       tag: 'data',
       summary: 'One grain class with all its factor groups, factors and thresholds',
-      description: 'The grading factor table of one grain class, with the fields a program grades with.',
+      description:
+        'The grading factor table of one grain class, with the fields a program grades with; with crop_year, ' +
+        'the table as it stood at the end of that crop year (1 August to 31 July), or now for the current one.',
       ...dataOperation('GrainRecord', {
-        parameters: [grainIdParameter('path', 'matched case-insensitively'), ...conditionals],
-        responses: { '404': jsonBody('Error', `unknown grain id; see GET ${ROUTES.grains.path}`) },
+        parameters: [
+          grainIdParameter('path', 'matched case-insensitively'),
+          {
+            name: CROP_YEAR_PARAM,
+            in: 'query',
+            required: false,
+            description:
+              'a crop year the class was published for, as 2025/26 (the slash may be sent as %2F); ' +
+              'without it, the current record',
+            schema: { type: 'string', pattern: '^\\d{4}/\\d{2}$', examples: ['2025/26'] },
+          },
+          ...conditionals,
+        ],
+        responses: {
+          '400': jsonBody('Error', `crop_year is not a crop year like 2025/26 (bad_crop_year), or ${keyInUrl}`),
+          '404': jsonBody(
+            'Error',
+            `unknown grain id (see GET ${ROUTES.grains.path}), or a crop year the class was never published ` +
+              'for (unknown_crop_year)',
+          ),
+        },
       }),
     },
     changelog: {

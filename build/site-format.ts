@@ -219,6 +219,10 @@ export const changelogKey = (grainId: string | null, limit: number) =>
   grainId ? `${ROUTES.changelog.path}?grain_id=${grainId}&limit=${limit}` : `${ROUTES.changelog.path}?limit=${limit}`;
 
 export const grainKey = (grainId: string) => ROUTES.grain.path.replace('{grain_id}', grainId);
+/** docs/contract.md, Crop years: a record as it stood in a crop year (`2025/26`), by its canonical key. */
+export const CROP_YEAR_PARAM = 'crop_year';
+export const grainYearKey = (grainId: string, cropYear: string) =>
+  `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
 
 /**
@@ -287,13 +291,3 @@ export const PAGE_SLOTS = {
 
 /** The requests the API reference's example answers have made in their hour (PAGE_SLOTS). */
 export const EXAMPLE_REQUESTS_USED = 3;
-
-/** The figures' slot names and values from the configured limits (PAGE_SLOTS). */
-export function pageFigures(limits: { rateLimitPerHour: number; registerLimitPerHour: number }) {
-  const name = (slot: string) => slot.slice(2, -2);
-  return {
-    [name(PAGE_SLOTS.rateLimitPerHour)]: String(limits.rateLimitPerHour),
-    [name(PAGE_SLOTS.rateLimitRemainingExample)]: String(Math.max(0, limits.rateLimitPerHour - EXAMPLE_REQUESTS_USED)),
-    [name(PAGE_SLOTS.registerLimitPerHour)]: String(limits.registerLimitPerHour),
-  };
-}

@@ -2,6 +2,7 @@
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
+import { type PastYears, recordYearProblem } from './crop-years.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
@@ -10,6 +11,7 @@ import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from '.
 export interface Dataset {
   grains: GrainRecord[];
   changelog: SourceEntry[];
+  past?: PastYears /* each class's last record of every past crop year (dataset/covered/past/) */;
 }
 
 /** Lower grades must not be stricter: a maximum never falls, a minimum never rises (per ladder). */
@@ -255,10 +257,8 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
 
   errors.push(...schemaErrors(ds.index, checkIndex));
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
-  ids.forEach((id, i) => {
+  for (const [i, id] of ids.entries())
     if (ids.indexOf(id) !== i) at(ds.index, ['grains', i], `"${id}" is listed twice`);
-  });
-
   const grains: GrainRecord[] = [];
   for (const file of ds.grains) {
     const { errors: e, record } = validateGrainFile(file);
@@ -267,6 +267,7 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
       const expected = file.file.replace(/^.*\//, '').replace(/\.yaml$/, '');
       if (record.grain_id !== expected)
         at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
+      if (recordYearProblem(record)) at(file, ['effective_crop_year'], recordYearProblem(record)!);
       grains.push(record);
     }
   }
@@ -293,7 +294,7 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
   });
 
   errors.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
-  return errors.length ? { errors } : { errors, dataset: { grains, changelog } };
+  return errors.length ? { errors } : { errors, dataset: { grains, changelog, past: ds.coverage?.past } };
 }
 
 export const formatError = (e: DatasetError) => `${e.file}:${e.line}:${e.column}: ${e.field}: ${e.message}`;

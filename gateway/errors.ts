@@ -72,6 +72,12 @@ export const ERRORS = {
   notFound: new HttpError(404, `Not found. The API is described at GET ${ROUTES.openapi.path}.`),
   badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
   repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
+  badCropYear: new HttpError(400, 'crop_year must be a crop year written like 2025/26 (the slash may be sent as %2F).'),
+  unknownCropYear: new HttpError(
+    404,
+    'This grain class was not published for that crop year. Its record lists its current effective_crop_year; ' +
+      `GET ${ROUTES.changelog.path} lists every crop year's changes.`,
+  ),
   badQuery: new HttpError(400, 'The URL is not valid percent-encoding: a % must start a UTF-8 byte in two hex digits.'),
   preconditionFailed: new HttpError(
     412,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { escapeHtml, TEMPLATE_SLOT } from '../build/site-format.ts';
+import { EXAMPLE_REQUESTS_USED, escapeHtml, PAGE_SLOTS, TEMPLATE_SLOT } from '../build/site-format.ts';
 import type { Resource, Variant } from './resource.ts';
 
 const ORIGIN_SLOT = 'origin';
@@ -91,4 +91,14 @@ function fill(page: PageTemplate, origin: string): Buffer {
     text += i % 2 === 0 ? part : part === ORIGIN_SLOT ? value : `{{${part}}}`;
   }
   return Buffer.from(text);
+}
+
+/** The figures' slot names and values from the configured limits (PAGE_SLOTS). */
+export function pageFigures(limits: { rateLimitPerHour: number; registerLimitPerHour: number }) {
+  const name = (slot: string) => slot.slice(2, -2);
+  return {
+    [name(PAGE_SLOTS.rateLimitPerHour)]: String(limits.rateLimitPerHour),
+    [name(PAGE_SLOTS.rateLimitRemainingExample)]: String(Math.max(0, limits.rateLimitPerHour - EXAMPLE_REQUESTS_USED)),
+    [name(PAGE_SLOTS.registerLimitPerHour)]: String(limits.registerLimitPerHour),
+  };
 }

@@ -3,9 +3,11 @@
 import {
   CHANGELOG_DEFAULT_LIMIT,
   CHANGELOG_MAX_LIMIT,
+  CROP_YEAR_PARAM,
   changelogKey,
   GRAIN_LIST_KEY,
   grainKey,
+  grainYearKey,
   KEY_PREFIX,
   paramOf,
   ROUTES,
@@ -29,6 +31,8 @@ export type Routed =
 /** Query parameter names that would carry a key in the URL (refused, never echoed). */
 const KEY_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key', 'token', 'access_token']);
 const GRAIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+/** A crop year as written, 2025/26: the second year the first's successor. */
+const isCropYear = (s: string) => /^\d{4}\/\d{2}$/.test(s) && (Number(s.slice(0, 4)) + 1) % 100 === Number(s.slice(5));
 
 function decode(s: string): string | null {
   if (!s.includes('%') && !s.includes('+')) return s;
@@ -93,6 +97,11 @@ function exactRoutes(site: Site): Map<string, Routed> {
     const data = (key: string): Routed =>
       Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
     for (const id of site.grainIds.values()) table.set(grainKey(id), data(grainKey(id)));
+    // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
+    for (const key of site.routes.keys()) {
+      if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
+      for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key));
+    }
     table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY));
     const changelogRoute = changelog('', site);
     table.set(
@@ -120,14 +129,32 @@ function originForm(url: string): string {
 const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) => Routed>> = {
   grains: () => ({ endpoint: 'data', key: GRAIN_LIST_KEY }),
   changelog: (_path, query, site) => changelog(query, site),
-  grain: (path, _query, site) => {
+  grain: (path, query, site) => {
     // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
     const raw = decodePath(paramOf('grain', path));
     const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
-    if (id) return { endpoint: 'data', key: grainKey(id) };
-    return { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
+    if (!id) return { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
+    return query ? grainOfYear(id, query, site) : { endpoint: 'data', key: grainKey(id) };
   },
 };
+
+/** docs/contract.md, Crop years: `?crop_year=2025/26`, the record as it stood in that crop year. */
+function grainOfYear(id: string, query: string, site: Site): Routed {
+  let year: string | null = null;
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=');
+    const name = decode(eq < 0 ? part : part.slice(0, eq));
+    const value = decode(eq < 0 ? '' : part.slice(eq + 1));
+    if (name === null || value === null) return { endpoint: 'data', error: ERRORS.badQuery };
+    if (name !== CROP_YEAR_PARAM) continue;
+    if (year !== null) return { endpoint: 'data', error: ERRORS.repeatedParam };
+    if (!isCropYear(value)) return { endpoint: 'data', error: ERRORS.badCropYear };
+    year = value;
+  }
+  if (year === null) return { endpoint: 'data', key: grainKey(id) };
+  const key = grainYearKey(id, year);
+  return site.routes.has(key) ? { endpoint: 'data', key } : { endpoint: 'data', error: ERRORS.unknownCropYear };
+}
 
 /** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
 const notAllowed = (row: RouteRow): HttpError =>

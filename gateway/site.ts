@@ -13,14 +13,13 @@ import {
   PAGE_TEMPLATES,
   POINTER_FILE,
   type Pointer,
-  pageFigures,
   parseManifest,
   parsePointer,
   routeOf,
   TEMPLATE_SLOT,
 } from '../build/site-format.ts';
 import { type Config, loadConfig } from './config.ts';
-import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
+import { type PageTemplate, pageFigures, pageResource, pageTemplate } from './filled-pages.ts';
 import type { Resource, Variant } from './resource.ts';
 
 export type { Resource, Variant } from './resource.ts';
@@ -48,7 +47,7 @@ export const DATA_CACHE_CONTROL = 'private, no-cache';
 export interface ServePolicy {
   /** The shared lifetime of a page, the OpenAPI document or a plain-named file at a cache. */
   sharedSeconds: number;
-  /** The configuration's figures the pages state (site-format.ts, pageFigures). */
+  /** The configuration's figures the pages state (filled-pages.ts, pageFigures). */
   figures: Readonly<Record<string, string>>;
   /** PUBLIC_URL: the origin the pages' examples name; null: the origin each request was sent to. */
   publicUrl: string | null;

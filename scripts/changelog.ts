@@ -18,7 +18,8 @@ difference, and appends one entry per crop year of the changed records to datase
 with a fresh id, created_at (now), grain_ids_affected and the changed values (changes). Review it,
 run npm run build, and commit dataset/.
 
-  --summary TEXT         what changed, in a sentence clients will read (required)
+  --summary TEXT         what changed, in a sentence clients will read (required unless every
+                         change is a re-check: a page found unchanged, its crop year moved)
   --effective-date DATE  when the change takes effect, YYYY-MM-DD (default: today, UTC)
   --dataset DIR          the dataset folder (default: dataset)
   --site DIR             a published site: its live build names old values of a class the
@@ -48,9 +49,8 @@ if (values.baseline) {
   console.log(`started ${root}/covered/: every class is covered by the newest entry naming it`);
   process.exit(0);
 }
-if (values.summary === undefined) usageExit(spec, '--summary is required: say in a sentence what changed');
-const summary = values.summary.replace(/\s+/g, ' ').trim();
-if (!summary || summary.startsWith('-')) {
+const summary = values.summary?.replace(/\s+/g, ' ').trim();
+if (summary !== undefined && (!summary || summary.startsWith('-'))) {
   usageExit(spec, `--summary must be a sentence saying what changed, not "${values.summary}"`);
 }
 const now = new Date();
@@ -63,6 +63,7 @@ if (!real || new Date(`${effectiveDate}T00:00:00Z`).toISOString().slice(0, 10) !
 const live = values.site ? readLiveBuild(resolve(values.site)) : null;
 const result = draftChangelog(root, { summary, effectiveDate, now, oldRecords: live?.records });
 if (!result.ok) {
+  if (summary === undefined && result.reason.startsWith('--summary')) usageExit(spec, result.reason);
   for (const e of result.errors) console.error(formatError(e));
   fail(`${result.errors.length ? '\n' : ''}${result.reason[0]!.toUpperCase()}${result.reason.slice(1)}`);
 }

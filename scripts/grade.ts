@@ -1,4 +1,4 @@
-// npm run grade -- <GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR]
+// npm run grade -- <GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR] [--crop-year YYYY/YY]
 // Grades a sample against the class's record, read from the published build (SITE_DIR, else
 // ./site; run `npm run build` first) or from a copy `npm run sync` keeps, with the reference
 // grader, and prints its answer as one JSON object on stdout (docs/grading.md). Exit codes: 0
@@ -8,10 +8,11 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { grade, parseSample } from '../build/client/grade.ts';
-import { SYNC_FILES } from '../build/client/sync.ts';
+import { mirroredYear, SYNC_FILES } from '../build/client/sync.ts';
 import {
   DEFAULT_DIRS,
   grainKey,
+  grainYearKey,
   MANIFEST_FILE,
   type Manifest,
   POINTER_FILE,
@@ -22,20 +23,22 @@ import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run grade --',
-  usage: '<GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR]',
+  usage: '<GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR] [--crop-year YYYY/YY]',
   help: `Grades a sample (a JSON file, or - for standard input) against the class's record, with the
 reference grader (/client/grade.js), and prints the answer as JSON.
 
-  --site DIR   the published site to read (default: SITE_DIR, else ./site; npm run build makes it)
-  --copy DIR   a copy of the tables that npm run sync keeps (its --out folder), instead of a site
+  --site DIR     the published site to read (default: SITE_DIR, else ./site; npm run build makes it)
+  --copy DIR     a copy of the tables that npm run sync keeps (its --out folder), instead of a site
+  --crop-year Y  grade against the table as it stood in crop year Y (2025/26): the site's record of
+                 that year, or a copy that npm run sync -- --crop-year Y keeps
 
 Exit codes: 0 graded (the answer's result says grade, fallthrough or undetermined); 1 no build or
 copy to read; 2 a usage error, a sample that is not JSON, or a value no sample can have.`,
-  options: { site: { type: 'string' }, copy: { type: 'string' } },
+  options: { site: { type: 'string' }, copy: { type: 'string' }, 'crop-year': { type: 'string' } },
   positionals: true,
 } as const;
 
-function loadRecord(site: string, grainId: string, io: GradeIo): GrainRecord | number {
+function loadRecord(site: string, grainId: string, year: string | undefined, io: GradeIo): GrainRecord | number {
   let manifest: Manifest;
   let dir: string;
   try {
@@ -48,12 +51,20 @@ function loadRecord(site: string, grainId: string, io: GradeIo): GrainRecord | n
   }
   const canonical = manifest.grain_ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the build has ${manifest.grain_ids.join(', ')}`);
-  const body = manifest.bodies[manifest.routes[grainKey(canonical)]!]!;
+  const hash = manifest.routes[year === undefined ? grainKey(canonical) : grainYearKey(canonical, year)];
+  if (hash === undefined) {
+    const years = Object.keys(manifest.routes).flatMap((k) =>
+      k.startsWith(`${grainKey(canonical)}?`) ? [k.slice(-7)] : [],
+    );
+    io.err(`${canonical} was not published for the crop year ${year}; the build has it for ${years.join(', ')}`);
+    return 1;
+  }
+  const body = manifest.bodies[hash]!;
   return JSON.parse(readFileSync(join(dir, body.identity.file), 'utf8')) as GrainRecord;
 }
 
 /** The record from a folder npm run sync keeps: its list names the ids, grains/<ID>.json holds each. */
-function loadCopy(copy: string, grainId: string, io: GradeIo): GrainRecord | number {
+function loadCopy(copy: string, grainId: string, year: string | undefined, io: GradeIo): GrainRecord | number {
   let ids: string[];
   try {
     const list = JSON.parse(readFileSync(join(copy, SYNC_FILES.list), 'utf8')) as { grains: { grain_id: string }[] };
@@ -62,12 +73,22 @@ function loadCopy(copy: string, grainId: string, io: GradeIo): GrainRecord | num
     io.err(`no synced copy in ${copy}: npm run sync -- --out ${copy} makes one`);
     return 1;
   }
+  const held = mirroredYear(copy);
+  if ((year ?? null) !== held) {
+    const what = (y: string | null) => (y ? `the crop year ${y}` : 'the current tables');
+    io.err(`${copy} is a copy of ${what(held)}, not ${what(year ?? null)}: npm run sync -- --crop-year keeps one`);
+    return 1;
+  }
   const canonical = ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the copy has ${ids.join(', ')}`);
   try {
     return JSON.parse(readFileSync(join(copy, SYNC_FILES.record(canonical)), 'utf8')) as GrainRecord;
   } catch {
-    io.err(`${copy} has no readable record for ${canonical}: run npm run sync -- --out ${copy} again`);
+    io.err(
+      year === undefined
+        ? `${copy} has no readable record for ${canonical}: run npm run sync -- --out ${copy} again`
+        : `${copy} has no record of ${canonical} for ${year}: it was not published for that crop year`,
+    );
     return 1;
   }
 }
@@ -90,10 +111,13 @@ export function gradeCommand(argv: string[], io: GradeIo = PROCESS_IO): number {
   const [grainId, samplePath] = positionals;
   if (!grainId || !samplePath || positionals.length > 2) usageExit(spec, 'give a grain id and a sample file (or -)');
   if (values.site !== undefined && values.copy !== undefined) usageExit(spec, 'give --site or --copy, not both');
+  const year = values['crop-year'];
+  if (year !== undefined && !/^\d{4}\/\d{2}$/.test(year))
+    usageExit(spec, `--crop-year must be a crop year written like 2025/26, not "${year}"`);
   const record =
     values.copy !== undefined
-      ? loadCopy(resolve(values.copy), grainId, io)
-      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? DEFAULT_DIRS.site), grainId, io);
+      ? loadCopy(resolve(values.copy), grainId, year, io)
+      : loadRecord(resolve(values.site ?? process.env.SITE_DIR ?? DEFAULT_DIRS.site), grainId, year, io);
   if (typeof record === 'number') return record;
   const name = samplePath === '-' ? 'the sample on standard input' : `the sample ${samplePath}`;
   let text: string;

@@ -1,4 +1,4 @@
-// npm run sync -- --url <base> --out <dir> [--key <key>] [--wait <seconds>]
+// npm run sync -- --url <base> --out <dir> [--key <key>] [--wait <seconds>] [--crop-year YYYY/YY]
 // Mirrors the tables into <dir> (build/client/sync.ts says how): the key may come from API_KEY
 // instead of --key, and is sent only in the X-API-Key header. Prints progress and a one-line
 // summary. Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.
@@ -9,7 +9,7 @@ import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run sync --',
-  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>]',
+  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY]',
   help: `
 Keeps a copy of every table in <folder>: grains.json, grains/<GRAIN_ID>.json, changelog.json, each
 exactly as served, and sync-state.json. Every body is asked with the ETag the copy holds, so an
@@ -21,9 +21,17 @@ it was. docs/sync.md has the details.
   --out FOLDER    where the copy is kept (made on the first run)
   --key KEY       the API key; or set API_KEY in the environment (safer: not in the shell's history)
   --wait SECONDS  wait out a 429 whose Retry-After is at most this long (default 60; 0: never)
+  --crop-year Y   mirror the records as they stood in crop year Y (2025/26), of the classes published
+                  for it, instead of the current ones: a year's copy is a folder of its own
 
 Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`,
-  options: { url: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' }, wait: { type: 'string' } },
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    out: { type: 'string' },
+    wait: { type: 'string' },
+    'crop-year': { type: 'string' },
+  },
 } as const;
 
 async function main(): Promise<number> {
@@ -38,6 +46,9 @@ async function main(): Promise<number> {
   const wait = values.wait === undefined ? 60 : Number(values.wait);
   if (!/^\d+$/.test(values.wait ?? '60'))
     usageExit(spec, `--wait must be a whole number of seconds, not "${values.wait}"`);
+  const cropYear = values['crop-year'];
+  if (cropYear !== undefined && !/^\d{4}\/\d{2}$/.test(cropYear))
+    usageExit(spec, `--crop-year must be a crop year written like 2025/26, not "${cropYear}"`);
   const out = resolve(values.out);
   const first = !existsSync(out);
   const controller = new AbortController();
@@ -47,6 +58,7 @@ async function main(): Promise<number> {
       baseUrl: values.url,
       key,
       out,
+      cropYear,
       maxWaitSeconds: wait,
       signal: controller.signal,
       log: (line) => console.error(line),

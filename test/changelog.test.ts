@@ -210,7 +210,9 @@ describe('npm run changelog', () => {
   });
 
   it('writes one entry per crop year of the records it names', () => {
-    const other = baseGrain('NEW').replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27');
+    const other = baseGrain('NEW')
+      .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
+      .replace('last_scraped: 2026-04-12', 'last_scraped: 2026-08-01');
     const dir = writeDataset({ grains: { OLD: baseGrain('OLD'), NEW: other } });
     edit(dir, 'OLD', ...ERGOT);
     edit(dir, 'NEW', ...ERGOT);

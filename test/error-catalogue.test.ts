@@ -45,6 +45,7 @@ const DATA_OPS: [op: string, path: string][] = [
 const json = { 'content-type': 'application/json' };
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 const REGISTER = 'POST /api/register';
+const GRAIN = 'GET /api/grains/{grain_id}';
 const REVOKE = 'DELETE /api/keys/current';
 const RECOVER = 'POST /api/keys/recover';
 const CONFIRM = 'POST /api/keys/recover/confirm';
@@ -84,8 +85,10 @@ const CASES: Case[] = [
     path: '/api/openapi.json',
     headers: { 'if-match': 'W/"stale", "other"' },
   },
-  { error: 'unknownGrain', gw: 'main', op: 'GET /api/grains/{grain_id}', path: '/api/grains/NOPE', key: 'fresh' },
+  { error: 'unknownGrain', gw: 'main', op: GRAIN, path: '/api/grains/NOPE', key: 'fresh' },
   { error: 'unknownGrain', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?grain_id=NOPE', key: 'fresh' },
+  { error: 'badCropYear', gw: 'main', op: GRAIN, path: '/api/grains/CWRS?crop_year=2025/27', key: 'fresh' },
+  { error: 'unknownCropYear', gw: 'main', op: GRAIN, path: '/api/grains/CWRS?crop_year=1999%2F00', key: 'fresh' },
   { error: 'badLimit', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?limit=0', key: 'fresh' },
   {
     error: 'repeatedParam',

@@ -165,6 +165,11 @@ const queryPart = fc.oneof(
     '&',
     'api_key=x',
     'limit=%31',
+    'crop_year=2025/26',
+    'crop_year=2025%2F26',
+    'crop_year=2024/25',
+    'crop_year=2025/27',
+    'crop_year=%zz',
   ),
   fc
     .tuple(fc.stringMatching(/^[a-z_%0-9]{0,8}$/), fc.stringMatching(/^[A-Za-z0-9%+._-]{0,40}$/))

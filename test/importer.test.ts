@@ -4,11 +4,14 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
 import { cellFromAuthority, readCell } from '../build/cells.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
-import { draftGrain, type GrainMeta, proposeConditions, readHeader, toYaml } from '../build/import/draft.ts';
+import { draftGrain, type GrainMeta, proposeConditions, readHeader } from '../build/import/draft.ts';
+import { toYaml, updateYaml } from '../build/import/grain-yaml.ts';
+import { importPage } from '../build/import/import-page.ts';
 import { parsePage } from '../build/import/parse-page.ts';
-import { readPageIndex } from '../build/import/read-page.ts';
+import { readPage, readPageIndex } from '../build/import/read-page.ts';
 import { loadDataset, loadYaml } from '../build/load.ts';
 import { validateGrainFile } from '../build/validate.ts';
 import { tempDir } from './helpers/dataset.ts';
@@ -199,6 +202,68 @@ describe('importer grammar', () => {
   });
 });
 
+describe('import in place', () => {
+  // The editor's file: a header, a comment on a row, quoting, flow lists.
+  const file = `# header the editor wrote
+grades: [No. 1 T, No. 2 T]
+notes:
+  - "Quoted: as the editor left it."
+factors:
+  - factor_id: ergot # checked twice
+    thresholds: [0.04, 0.10]
+  - factor_id: stones
+    thresholds: [0.03, 0.06]
+`;
+  // What the import gives, written in another style: the file's own style must win.
+  const block = (notes: string, ergot: string, extra = '') => `grades:
+  - No. 1 T
+  - No. 2 T
+notes:
+  - ${notes}
+factors:
+  - factor_id: ergot
+    thresholds:
+      - ${ergot}
+      - 0.10
+${extra}  - factor_id: stones
+    thresholds:
+      - 0.03
+      - 0.06
+`;
+  const changedLines = (a: string, b: string) => {
+    const was = a.split('\n');
+    return b.split('\n').flatMap((l, i) => (l === was[i] ? [] : [l]));
+  };
+  for (const [name, fresh, lines] of [
+    ['the same values change no byte', block('"Quoted: as the editor left it."', '0.04'), []],
+    [
+      'a changed cell changes its own line, its comment kept',
+      block("'Quoted: as the editor left it.'", '0.05'),
+      ['    thresholds: [0.05, 0.10]'],
+    ],
+    ['a changed note keeps its quotes', block("'Quoted: now otherwise.'", '0.04'), ['  - "Quoted: now otherwise."']],
+    [
+      'an added row is its own lines',
+      block('"Quoted: as the editor left it."', '0.04', '  - factor_id: excreta\n    thresholds: [0.01, 0.03]\n'),
+      [
+        '  - factor_id: excreta',
+        '    thresholds: [0.01, 0.03]',
+        '  - factor_id: stones',
+        '    thresholds: [0.03, 0.06]',
+        '',
+      ],
+    ],
+  ] as const) {
+    it(name, () => {
+      const out = updateYaml(file, parseDocument(fresh));
+      assert.deepEqual(changedLines(file, out), lines);
+      assert.ok(out.startsWith('# header the editor wrote\n'));
+      assert.ok(out.includes('- factor_id: ergot # checked twice\n'));
+      assert.deepEqual(parseDocument(out).toJS(), parseDocument(fresh).toJS());
+    });
+  }
+});
+
 describe('draft grain files', () => {
   it('turns a section into a record with what the page states, exact as printed', () => {
     const draft = draftGrain(section('Oats, Canada Western Test Yellow or Mixed (CWT)'), meta('CWT'));
@@ -387,6 +452,24 @@ suite('the shared authority pages', !existsSync(shared) && 'no ../shared/authori
       assert.deepEqual(compareRecords(record!, theirs.record!), []);
     });
   }
+
+  it('re-imported over the dataset, a page changes no byte; a year on, last_scraped and crop year only', async () => {
+    for (const row of readPageIndex(shared)) {
+      const page = await readPage(join(shared, row.file));
+      for (const id of row.grainIds) {
+        const same = importPage(page, id, join(root, 'dataset'));
+        assert.ok(same.ok && same.before !== undefined, id);
+        assert.equal(same.text, same.before, `${id}: the same page leaves the file as it is`);
+        const later = importPage({ ...page, retrieved: '2026-11-25T00:00:00Z' }, id, join(root, 'dataset'));
+        assert.ok(later.ok);
+        const was = same.before.split('\n');
+        const changed = later.text.split('\n').filter((l, i) => l !== was[i]);
+        const expected = ['last_scraped: 2026-11-25T00:00:00Z'];
+        if (!same.before.includes('effective_crop_year: 2026/27')) expected.unshift('effective_crop_year: 2026/27');
+        assert.deepEqual(changed, expected, id);
+      }
+    }
+  });
 
   it('cover every page: each grain id of pages.tsv is published', () => {
     const published = new Set(ds.grains.map((f) => (f.data as { grain_id: string }).grain_id));

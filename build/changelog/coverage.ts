@@ -3,15 +3,19 @@
 // (docs/dataset-editing.md, "Every change has an entry"):
 //   covered/<GRAIN_ID>.json  the class's published record as of the newest entry naming it
 //   covered/changelog.json   every recorded entry's id and SHA-256: published entries are append-only
+//   covered/past/<GRAIN_ID>.<YYYY-YY>.json  the class's last record of a past crop year (kept when
+//                            an entry moves the class to a new year: GET …?crop_year= serves it)
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type PastYears, yearSlug } from '../crop-years.ts';
 import type { DatasetError } from '../load.ts';
 import { type ChangelogEntry, type GrainRecord, SCHEMA_VERSION, type SourceEntry } from '../types.ts';
 import type { RecordBody } from './diff.ts';
 
 export const COVERED_DIR = 'covered';
 export const ENTRIES_FILE = 'changelog.json';
+export const PAST_DIR = 'past';
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
 
 export interface CoveredRecord {
@@ -25,6 +29,8 @@ export interface Coverage {
   /** In the order they were recorded. */
   entries: { id: string; sha256: string }[];
   records: Map<string, CoveredRecord>;
+  /** Each class's last record of every past crop year. */
+  past: PastYears;
 }
 
 /** A record exactly as GET /api/grains/{grain_id} publishes it. */
@@ -52,6 +58,11 @@ export function coverageFiles(coverage: Coverage): Map<string, string> {
   const files = new Map<string, string>([[ENTRIES_FILE, text({ generated: GENERATED, entries: coverage.entries })]]);
   for (const id of [...coverage.records.keys()].sort()) {
     files.set(`${id}.json`, text({ generated: GENERATED, ...coverage.records.get(id) }));
+  }
+  for (const id of [...coverage.past.keys()].sort()) {
+    for (const [year, record] of [...coverage.past.get(id)!].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      files.set(`${PAST_DIR}/${id}.${yearSlug(year)}.json`, text({ generated: GENERATED, crop_year: year, record }));
+    }
   }
   return files;
 }
@@ -86,5 +97,24 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
       records.set(name.slice(0, -'.json'.length), { covered_by: r.covered_by, record: r.record as RecordBody | null });
     }
   }
-  return { coverage: { entries, records }, errors };
+  const past: PastYears = new Map();
+  const pastDir = join(dir, PAST_DIR);
+  for (const name of existsSync(pastDir) ? readdirSync(pastDir).sort() : []) {
+    const m = /^([A-Z0-9_]+)\.(\d{4})-(\d{2})\.json$/.exec(name);
+    const r = m ? read(`${PAST_DIR}/${name}`) : null;
+    if (!m || !r) continue;
+    const year = `${m[2]}/${m[3]}`;
+    if (r.crop_year !== year || (r.record as RecordBody | null)?.effective_crop_year !== year) {
+      errors.push({
+        file: `${COVERED_DIR}/${PAST_DIR}/${name}`,
+        line: 1,
+        column: 1,
+        field: 'crop_year',
+        message: `is not the record of ${year} its name says; restore it from version control`,
+      });
+      continue;
+    }
+    past.set(m[1]!, new Map([...(past.get(m[1]!) ?? []), [year, r.record as RecordBody]]));
+  }
+  return { coverage: { entries, records, past }, errors };
 }

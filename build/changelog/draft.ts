@@ -10,7 +10,8 @@ import type { RecordBody } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface DraftOptions {
-  summary: string;
+  /** The editor's sentence; may be left out where every change is a re-check (recheckSentence). */
+  summary?: string;
   /** YYYY-MM-DD */
   effectiveDate: string;
   now: Date;
@@ -49,21 +50,29 @@ export function draftEntries(
   };
   const entries: SourceEntry[] = [];
   const records = new Map(coverage.records);
+  const past: Coverage['past'] = new Map([...coverage.past].map(([id, years]) => [id, new Map(years)]));
   for (const year of [...byYear.keys()].sort().reverse()) {
     const named = byYear.get(year)!.sort((a, b) => rank(order, a.grain_id) - rank(order, b.grain_id));
+    const summary = [opts.summary, recheckSentence(named.filter(isRecheck), year)].filter(Boolean).join(' ');
     const suffix = byYear.size > 1 ? `-${year.replace('/', '-')}` : '';
-    const id = fresh(`${opts.effectiveDate}-${slug(opts.summary)}${suffix}`);
+    const id = fresh(`${opts.effectiveDate}-${slug(summary)}${suffix}`);
     entries.push({
       id,
       crop_year: year,
       effective_date: opts.effectiveDate,
       grain_ids_affected: named.map((u) => u.grain_id),
-      summary: opts.summary,
+      summary,
       created_at: seconds(opts.now),
       changes: named.flatMap((u) => u.changes) as Change[],
     });
     for (const u of named) {
       const g = after.get(u.grain_id);
+      // The record leaves its crop year: its last record of that year is kept (docs/contract.md, Crop years).
+      const before = coverage.records.get(u.grain_id)?.record;
+      const left = before?.effective_crop_year;
+      if (g && before && typeof left === 'string' && left !== g.effective_crop_year) {
+        past.set(u.grain_id, new Map([...(past.get(u.grain_id) ?? []), [left, before]]));
+      }
       records.set(u.grain_id, { covered_by: id, record: g ? asBody(g) : null });
     }
   }
@@ -72,8 +81,25 @@ export function draftEntries(
     coverage: {
       entries: [...coverage.entries, ...entries.map((e) => ({ id: e.id, sha256: entryDigest(e) }))],
       records,
+      past,
     },
   };
+}
+
+/** The fields a re-check of an unchanged page changes: when it was verified, and so its crop year. */
+const RECHECK_FIELDS = new Set(['last_scraped', 'effective_crop_year']);
+export const isRecheck = (u: Unlogged) =>
+  u.changes.every((c) => c.factor_id === null && RECHECK_FIELDS.has(c.field ?? ''));
+
+/** What an entry says of the classes whose page was re-checked and found unchanged. */
+function recheckSentence(rechecked: Unlogged[], year: string): string {
+  if (!rechecked.length) return '';
+  const ids = rechecked.map((u) => u.grain_id);
+  const which = ids.length === 1 ? `The ${ids[0]} table` : `The tables of ${ids.join(', ')}`;
+  return (
+    `${which} ${ids.length === 1 ? 'was' : 'were'} re-checked against the authority's page and ` +
+    `${ids.length === 1 ? 'holds' : 'hold'} unchanged for the ${year} crop year.`
+  );
 }
 
 const rank = (order: string[], id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
@@ -94,7 +120,7 @@ export function baselineCoverage(dataset: Dataset): { coverage?: Coverage; uncov
   }
   if (uncovered.length) return { uncovered };
   const entries = dataset.changelog.map((e) => ({ id: e.id, sha256: entryDigest(e) }));
-  return { coverage: { entries, records }, uncovered };
+  return { coverage: { entries, records, past: new Map() }, uncovered };
 }
 
 /** The entries as YAML items of changelog.yaml's `entries:` list, in the file's own style. */

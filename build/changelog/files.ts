@@ -7,9 +7,9 @@ import { parse } from 'yaml';
 import { type DatasetError, loadDataset } from '../load.ts';
 import type { SourceEntry } from '../types.ts';
 import { validateDataset } from '../validate.ts';
-import { COVERED_DIR, type Coverage, coverageFiles } from './coverage.ts';
+import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
 import type { RecordBody } from './diff.ts';
-import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml } from './draft.ts';
+import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft.ts';
 import { entryErrors, unloggedChanges } from './guard.ts';
 
 /** changelog.yaml with the entries appended, checked to read back as the old entries and the new. */
@@ -27,7 +27,7 @@ export function appendedChangelog(root: string, entries: SourceEntry[]): string 
 /** Writes every file beside its place, then renames them all in: the changelog last. */
 export function writeDatasetFiles(root: string, coverage: Coverage, changelog?: string) {
   const dir = join(root, COVERED_DIR);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dir, PAST_DIR), { recursive: true });
   const files = [...coverageFiles(coverage)].map(([name, text]) => [join(dir, name), text] as const);
   if (changelog !== undefined) files.push([join(root, 'changelog.yaml'), changelog]);
   const tmp = (path: string) => `${path}.${process.pid}.tmp`;
@@ -72,6 +72,10 @@ export function draftChangelog(
   const unlogged = unloggedChanges(dataset, loaded.coverage, opts.oldRecords);
   if (!unlogged.length) {
     return { ok: false, reason: 'nothing changed: every published record is as the changelog covers it', errors };
+  }
+  if (opts.summary === undefined && !unlogged.every(isRecheck)) {
+    const changed = unlogged.filter((u) => !isRecheck(u)).map((u) => u.grain_id);
+    return { ok: false, reason: `--summary is required: ${changed.join(', ')} changed beyond a re-check`, errors };
   }
   const draft = draftEntries(dataset, loaded.coverage, unlogged, opts);
   let changelog: string;

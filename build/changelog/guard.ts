@@ -3,6 +3,7 @@
 // was not drafted by `npm run changelog` stops the build, each said as an error at its file and line.
 // It compares what clients receive (the published record), so a change the code makes to every
 // record is caught as surely as an editor's.
+import { entryYearProblems } from '../crop-years.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from '../load.ts';
 import type { Change } from '../types.ts';
 import type { Dataset } from '../validate.ts';
@@ -106,6 +107,16 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
         `the entry "${e.id}" is not recorded in ${COVERED_DIR}/${ENTRIES_FILE}: entries are drafted by npm run ` +
           `changelog, which records what each covers; remove it and run ${DRAFT_COMMAND}`,
       );
+    }
+  }
+  const current = new Map(dataset.grains.map((g) => [g.grain_id, g]));
+  const coveredYear = (entry: string, id: string) => {
+    const c = coverage.records.get(id);
+    return c?.covered_by === entry ? (c.record?.effective_crop_year as string | undefined) : undefined;
+  };
+  for (const [i, e] of dataset.changelog.entries()) {
+    for (const problem of entryYearProblems(e, current, coverage.past, (id) => coveredYear(e.id, id))) {
+      at(loaded.changelog, ['entries', i, 'crop_year'], `${problem}: an entry's crop year is its records'`);
     }
   }
   for (const [id, c] of coverage.records) {

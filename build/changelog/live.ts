@@ -4,7 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer } from '../publish.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, grainKey, MANIFEST_FILE, parseManifest } from '../site-format.ts';
+import {
+  CHANGELOG_MAX_LIMIT,
+  changelogKey,
+  grainKey,
+  grainYearKey,
+  MANIFEST_FILE,
+  parseManifest,
+} from '../site-format.ts';
 import type { Dataset } from '../validate.ts';
 import { publishedRecord } from './coverage.ts';
 import { diffRecords, type RecordBody } from './diff.ts';
@@ -14,6 +21,8 @@ export interface LiveBuild {
   build_id: string;
   records: Map<string, RecordBody>;
   entryIds: Set<string>;
+  /** Every body published under a record's crop-year key (grainYearKey), by that key. */
+  years: Map<string, RecordBody>;
 }
 
 /** null where nothing is published (or the live build cannot be read: the publish replaces it). */
@@ -31,7 +40,12 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
     const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordBody]));
     // The newest page holds every entry a recent build published; an older one is not a new entry.
     const changelog = body(changelogKey(null, CHANGELOG_MAX_LIMIT)) as { entries: { id: string }[] } | null;
-    return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)) };
+    const years = new Map(
+      Object.keys(manifest.routes)
+        .filter((k) => k.includes('?crop_year='))
+        .map((k) => [k, body(k) as RecordBody]),
+    );
+    return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)), years };
   } catch {
     return null;
   }
@@ -46,6 +60,21 @@ export function unloggedAgainstLive(dataset: Dataset, live: LiveBuild): Unlogged
     const [before, after] = [live.records.get(id) ?? null, (now.get(id) as RecordBody | undefined) ?? null];
     if (named.has(id) || JSON.stringify(before) === JSON.stringify(after)) continue;
     out.push({ grain_id: id, changes: diffRecords(id, before, after) });
+  }
+  // A past crop year's record the live build publishes is never changed or dropped: covered/past/
+  // is written only by npm run changelog, when a record leaves its year (docs/contract.md, Crop years).
+  for (const g of dataset.grains) {
+    const liveYear = live.records.get(g.grain_id)?.effective_crop_year;
+    for (const [key, before] of live.years) {
+      const year = key.slice(key.indexOf('=') + 1);
+      if (!key.startsWith(`${grainKey(g.grain_id)}?`) || year === liveYear) continue;
+      const after = year === g.effective_crop_year ? null : (dataset.past?.get(g.grain_id)?.get(year) ?? null);
+      if (key !== grainYearKey(g.grain_id, year) || JSON.stringify(before) === JSON.stringify(after)) continue;
+      out.push({
+        grain_id: `${g.grain_id} of ${year} (dataset/covered/past/)`,
+        changes: diffRecords(g.grain_id, before, after),
+      });
+    }
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
-import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, ROUTES } from '../site-format.ts';
+import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, grainYearKey, ROUTES } from '../site-format.ts';
 import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 
 export interface RateLimit {
@@ -49,6 +49,10 @@ export class ApiError extends Error {
     readonly status: number | null,
     /** Seconds until a retry may succeed (a 429's Retry-After), when the service said. */
     readonly retryAfter: number | null = null,
+    /** The error's stable code (`unknown_crop_year`, …), when the service said. */
+    readonly code: string | null = null,
+    /** The answer's rate-limit headers (an authorised error is counted too). */
+    readonly rateLimit: RateLimit | null = null,
   ) {
     super(message);
   }
@@ -116,20 +120,20 @@ export function createClient(opts: ClientOptions) {
         if (etag) opts.cache?.set(path, { etag, text });
         return { body: JSON.parse(text) as T, text, etag, notModified: false, rateLimit };
       }
-      const message = await errorSentence(res);
+      const { message, code } = await errorOf(res);
       if (res.status === 429) {
         const wait = int(res.headers.get('retry-after')) ?? 1;
         if (wait <= (opts.maxWaitSeconds ?? 0)) {
           await sleep(wait * 1000);
           continue;
         }
-        throw new ApiError(`${message} (retry in ${wait} s)`, 429, wait);
+        throw new ApiError(`${message} (retry in ${wait} s)`, 429, wait, code);
       }
       if (res.status >= 500 && attempt < retries) {
         await sleep(backoff(attempt));
         continue;
       }
-      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status);
+      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status, null, code, rateLimit);
     }
   }
 
@@ -138,7 +142,13 @@ export function createClient(opts: ClientOptions) {
 
   return {
     listGrains: () => get<GrainList>(GRAIN_LIST_KEY),
-    getGrain: (id: string) => get<Record_>(grainKey(encodeURIComponent(id))),
+    /** The record now, or as it stood in a crop year (`2025/26`; docs/contract.md, Crop years). */
+    getGrain: (id: string, q: { cropYear?: string } = {}) =>
+      get<Record_>(
+        q.cropYear === undefined
+          ? grainKey(encodeURIComponent(id))
+          : grainYearKey(encodeURIComponent(id), encodeURIComponent(q.cropYear)),
+      ),
     changelog: (q: { grain_id?: string; limit?: number } = {}) => {
       const params = new URLSearchParams();
       if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);
@@ -150,12 +160,13 @@ export function createClient(opts: ClientOptions) {
 }
 export type Client = ReturnType<typeof createClient>;
 
-async function errorSentence(res: Response): Promise<string> {
+async function errorOf(res: Response): Promise<{ message: string; code: string | null }> {
   try {
-    const body = (await res.json()) as { error?: unknown };
-    if (typeof body.error === 'string') return body.error;
+    const body = (await res.json()) as { error?: unknown; code?: unknown };
+    const code = typeof body.code === 'string' ? body.code : null;
+    if (typeof body.error === 'string') return { message: body.error, code };
   } catch {
     // not JSON: the status says it
   }
-  return `the service answered ${res.status}`;
+  return { message: `the service answered ${res.status}`, code: null };
 }

@@ -5,14 +5,17 @@
 // and every record are verified too, so a rollback or a build published elsewhere still reaches the
 // mirror, and a record that changed with no new entry naming it is reported. Atomic: the new mirror
 // is assembled beside the old one and swapped in only when complete; any failure leaves the old
-// mirror exactly as it was.
+// mirror exactly as it was. A crop year's mirror (cropYear) holds the records as they stood in that
+// year, of the classes published for it, in a folder of its own (docs/sync.md, "A past crop year").
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { GRAIN_LIST_KEY, grainKey, ROUTES, routeOf } from '../site-format.ts';
+import { GRAIN_LIST_KEY, grainKey, grainYearKey, ROUTES, routeOf } from '../site-format.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient, type RateLimit } from './api.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   out: string;
+  /** Mirror the records as they stood in this crop year (`2025/26`) instead of the current ones. */
+  cropYear?: string;
   log?: (line: string) => void;
   /** Aborted (Ctrl-C): the run stops before the swap, and the old mirror stays. */
   signal?: AbortSignal;
@@ -46,7 +49,9 @@ const fileOf = (path: string) =>
     ? SYNC_FILES.list
     : routeOf(path) === 'changelog'
       ? SYNC_FILES.changelog
-      : SYNC_FILES.record(basename(path));
+      : SYNC_FILES.record(idOfPath(path));
+/** The grain id of a record's path, with or without its crop year. */
+const idOfPath = (path: string) => basename(path.split('?')[0]!);
 
 /** A run cut short between the two renames of a swap leaves the previous mirror beside: put it back. */
 function recover(out: string) {
@@ -63,7 +68,15 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   const { out } = opts;
   const log = opts.log ?? (() => {});
   recover(out);
-  const state = readState(out);
+  const { etags: state, cropYear: mirrored } = readState(out);
+  const cropYear = opts.cropYear ?? null;
+  if (existsSync(join(out, STATE)) && mirrored !== cropYear) {
+    const what = (y: string | null) => (y ? `the crop year ${y}` : 'the current tables');
+    throw new SyncError(
+      `${out} is a mirror of ${what(mirrored)}, not of ${what(cropYear)}: each is kept in a folder of its own`,
+    );
+  }
+  const recordPath = (id: string) => (cropYear ? grainYearKey(id, encodeURIComponent(cropYear)) : grainKey(id));
   const fresh = new Map<string, { etag: string; text: string }>();
   const cache: ClientCache = {
     get(path) {
@@ -94,13 +107,13 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   const changelog = await ask(client.changelog());
   log(changelog.notModified ? 'changelog: not modified since the last sync' : 'changelog: changed');
   const list = await ask(client.listGrains());
-  const ids = list.body.grains.map((g) => g.grain_id);
-  const oldIds = Object.keys(state).flatMap((p) => (p.startsWith(GRAIN) ? [p.slice(GRAIN.length)] : []));
+  const listed = list.body.grains.map((g) => g.grain_id);
+  const oldIds = Object.keys(state).flatMap((p) => (p.startsWith(GRAIN) ? [idOfPath(p)] : []));
   // Quota-aware: when the changelog says the data changed, every record may have.
-  if (!changelog.notModified && remaining !== null && remaining < ids.length) {
+  if (!changelog.notModified && remaining !== null && remaining < listed.length) {
     const reset = list.rateLimit ? new Date(list.rateLimit.reset * 1000).toISOString() : 'the next hour';
     throw new SyncError(
-      `the key has ${remaining} requests left this hour and a sync may need ${ids.length}; nothing was changed. ` +
+      `the key has ${remaining} requests left this hour and a sync may need ${listed.length}; nothing was changed. ` +
         `Retry after ${reset}.`,
     );
   }
@@ -110,9 +123,20 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   ]);
   const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
   const changed: string[] = [];
-  for (const id of ids) {
-    const path = grainKey(id);
-    const record = await ask(client.getGrain(id));
+  const ids: string[] = [];
+  for (const id of listed) {
+    const path = recordPath(id);
+    let record: Awaited<ReturnType<typeof client.getGrain>>;
+    try {
+      record = await ask(client.getGrain(id, cropYear ? { cropYear } : {}));
+    } catch (err) {
+      // a class not published for the year is not in its mirror (the answer was counted all the same)
+      if (!(cropYear && err instanceof ApiError && err.code === 'unknown_crop_year')) throw err;
+      tally.add(false, err.rateLimit?.used ?? null);
+      remaining = err.rateLimit?.remaining ?? remaining;
+      continue;
+    }
+    ids.push(id);
     files.set(fileOf(path), record.text);
     const kind = !(path in state) ? 'new' : record.notModified || record.etag === state[path] ? 'unchanged' : 'changed';
     records[kind]++;
@@ -131,12 +155,12 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
     log(`${id}: changed with no new changelog entry naming it (a rollback, or a build published without one)`);
   }
   const etags: Record<string, string> = {};
-  for (const path of [ROUTES.changelog.path, GRAIN_LIST_KEY, ...ids.map(grainKey)]) {
+  for (const path of [ROUTES.changelog.path, GRAIN_LIST_KEY, ...ids.map(recordPath)]) {
     const etag = fresh.get(path)?.etag ?? state[path];
     if (etag) etags[path] = etag;
   }
   if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
-  publish(out, files, etags);
+  publish(out, files, { ...(cropYear ? { crop_year: cropYear } : {}), etags });
   return done(records, true, unannounced);
 }
 
@@ -178,22 +202,32 @@ function namedByNewEntries(out: string, changelog: { notModified: boolean; body:
 }
 type Entry = { id: string; grain_ids_affected: string[] };
 
-function readState(out: string): Record<string, string> {
+function readState(out: string): { etags: Record<string, string>; cropYear: string | null } {
   try {
-    const s = JSON.parse(readFileSync(join(out, STATE), 'utf8')) as { etags?: Record<string, string> };
-    return s.etags ?? {};
+    const s = JSON.parse(readFileSync(join(out, STATE), 'utf8')) as {
+      etags?: Record<string, string>;
+      crop_year?: string;
+    };
+    return { etags: s.etags ?? {}, cropYear: s.crop_year ?? null };
   } catch {
-    return {};
+    return { etags: {}, cropYear: null };
   }
 }
 
+/** The crop year a mirror holds (null: the current tables), as npm run grade --copy reads it. */
+export const mirroredYear = (out: string) => readState(out).cropYear;
+
 /** Written beside, then swapped in: the old mirror is renamed away only once the new one is whole. */
-function publish(out: string, files: Map<string, string>, etags: Record<string, string>) {
+function publish(
+  out: string,
+  files: Map<string, string>,
+  state: { crop_year?: string; etags: Record<string, string> },
+) {
   const tmp = `${out}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, 'grains'), { recursive: true });
   for (const [file, text] of files) writeFileSync(join(tmp, file), text);
-  writeFileSync(join(tmp, STATE), `${JSON.stringify({ etags }, null, 1)}\n`);
+  writeFileSync(join(tmp, STATE), `${JSON.stringify(state, null, 1)}\n`);
   const previous = `${out}.previous`;
   if (existsSync(out)) {
     rmSync(previous, { recursive: true, force: true });

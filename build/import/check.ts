@@ -5,7 +5,8 @@
 import { type LoadedFile, loadYaml } from '../load.ts';
 import type { Factor, GrainRecord, Threshold } from '../types.ts';
 import { validateGrainFile } from '../validate.ts';
-import { draftGrain, type SourceGrain, toYaml } from './draft.ts';
+import { draftGrain, type SourceGrain } from './draft.ts';
+import { toYaml } from './grain-yaml.ts';
 import { parsePage } from './parse-page.ts';
 
 export interface Difference {

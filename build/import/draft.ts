@@ -1,8 +1,7 @@
 // Turns one section of an authority page into a grain file (YAML) for an editor to review.
 // What the page states is written as printed; what needs judgement (ids, aggregates, fall-through
 // conditions, variety tracks) is proposed, and on an update the editor's earlier choices are kept.
-import { Document, isScalar, isSeq, visit, type Node as YamlNode } from 'yaml';
-import { cellFromAuthority, PRINTED_NUMBER } from '../cells.ts';
+import { cellFromAuthority } from '../cells.ts';
 import type { Direction, SourceFactor, SourceGrain } from '../types.ts';
 import { normalise, PageError, type PageRow, type PageSection } from './parse-page.ts';
 
@@ -262,38 +261,4 @@ export function draftGrain(section: PageSection, meta: GrainMeta, existing?: Sou
   };
   if (!g.fallthrough_label) throw new PageError(`"${section.name}" has no fall-through column`);
   return g;
-}
-
-/** YAML an editor can read: threshold rows on one line where they fit, numbers as printed. */
-export function toYaml(grain: SourceGrain, header: string): string {
-  const doc = new Document(grain);
-  visit(doc, {
-    Pair(_, pair) {
-      if (!isScalar(pair.key)) return;
-      const key = String(pair.key.value);
-      if ((key === 'thresholds' || key === 'grades') && isSeq(pair.value)) {
-        const short = pair.value.items.every((n) => isScalar(n) && String(n.value).length <= 24);
-        if (short) pair.value.flow = true;
-      }
-      if (key === 'thresholds' || key === 'value' || key === 'value_alt') markNumbers(pair.value as YamlNode);
-      if (['aggregates', 'unlisted_parts', 'factor_ids', 'colours'].includes(key) && isSeq(pair.value))
-        pair.value.flow = true;
-    },
-  });
-  doc.commentBefore = header;
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-}
-
-/** A printed number held as text ("0.10") becomes a YAML number that keeps its decimals. */
-function markNumbers(node: YamlNode | null) {
-  if (!node) return;
-  visit(node, {
-    Scalar(key, s) {
-      if (key === 'key' || typeof s.value !== 'string' || !PRINTED_NUMBER.test(s.value)) return;
-      const text = s.value;
-      s.value = Number(text);
-      const d = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
-      if (d) s.minFractionDigits = d;
-    },
-  });
 }

@@ -3,15 +3,21 @@
 // record, grades with the published grader module (/client/grade.js), as `npm run grade` does,
 // and shows the answer in the table's shape (docs/grading.md "The answer as a table"). Without
 // JavaScript it says what it needs.
-import { API_KEY_HEADER, fileIn, ROUTES } from '../site-format.ts';
+import { type PastYears, yearsOf } from '../crop-years.ts';
+import { API_KEY_HEADER, CROP_YEAR_PARAM, fileIn, ROUTES } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 
 const GRADER = fileIn('client', 'grade.js');
 
-export function renderGradePage(grains: GrainRecord[]): string {
-  const options = grains.map((g) => html`<option value="${g.grain_id}">${g.grain_id}: ${g.grain_name}</option>\n`);
+export function renderGradePage(grains: GrainRecord[], past?: PastYears): string {
+  // each class's crop years, newest (its current one) first: the page offers them (docs/contract.md, Crop years)
+  const options = grains.map((g) => {
+    const years = yearsOf(g.grain_id, g.effective_crop_year, past).reverse().join(' ');
+    return html`<option value="${g.grain_id}" data-years="${years}">${g.grain_id}: ${g.grain_name}</option>\n`;
+  });
+  const first = grains[0]?.effective_crop_year ?? '';
   const body = html`<h1>Grade a sample</h1>
 <p class="lead">Type what was measured and judged of a sample; the grade, the table's cells that decided it and
 what is still missing are worked out here in your browser, by the same grader module programs import
@@ -20,7 +26,7 @@ what is still missing are worked out here in your browser, by the same grader mo
 <code>npm run grade</code> or import the grader module in your own program.</p></noscript>
 
 <form id="load-form" data-grader="${GRADER}" data-record-path="${ROUTES.grain.path}"
-  data-key-header="${API_KEY_HEADER}" novalidate>
+  data-year-param="${CROP_YEAR_PARAM}" data-key-header="${API_KEY_HEADER}" novalidate>
   <label for="key">Your API key</label>
   <div class="field"><input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required
     aria-describedby="key-hint load-error"></div>
@@ -28,7 +34,13 @@ what is still missing are worked out here in your browser, by the same grader mo
   <a href="${ROUTES.home.path}">Get a free key</a>.</p>
   <label for="grain">Grain class</label>
   <div class="field"><select id="grain" name="grain">
-${options}</select><button type="submit">Load the class</button></div>
+${options}</select></div>
+  <label for="crop-year">Crop year</label>
+  <div class="field"><select id="crop-year" name="crop_year" aria-describedby="crop-year-hint">
+<option value="${first}">${first} (current)</option>
+</select><button type="submit">Load the class</button></div>
+  <p id="crop-year-hint" class="hint">The table as it stood in that crop year (1 August to 31 July); the current one
+  unless you grade a sample of an earlier year.</p>
   <p id="load-error" class="error" role="alert" aria-live="assertive"></p>
 </form>
 

@@ -4,7 +4,7 @@
 // answer in the table's shape: the deciding cell marked in words, so it reads without colour. The
 // key and the record live in this module's variables only: nothing is stored, nothing goes in a URL.
 // The grader's and the records' paths come from the page (the route table, at build time)
-const { grader, recordPath, keyHeader } = document.getElementById('load-form').dataset;
+const { grader, recordPath, keyHeader, yearParam } = document.getElementById('load-form').dataset;
 const { explain, grade, parseSample } = await import(grader);
 
 const $ = (id) => document.getElementById(id);
@@ -208,6 +208,14 @@ function show(sample, result) {
   $('graded-title').focus();
 }
 
+// The crop years the chosen class was published for, its current one first (data-years)
+function offerYears() {
+  const years = $('grain').selectedOptions[0]?.dataset.years.split(' ') ?? [];
+  $('crop-year').replaceChildren(...years.map((y, i) => el('option', { value: y }, i ? y : `${y} (current)`)));
+}
+$('grain').addEventListener('change', offerYears);
+offerYears();
+
 $('load-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const error = $('load-error');
@@ -217,7 +225,8 @@ $('load-form').addEventListener('submit', async (event) => {
   const id = $('grain').value;
   let res;
   try {
-    res = await fetch(recordPath.replace('{grain_id}', encodeURIComponent(id)), {
+    const year = $('crop-year').selectedIndex > 0 ? `?${yearParam}=${encodeURIComponent($('crop-year').value)}` : '';
+    res = await fetch(`${recordPath.replace('{grain_id}', encodeURIComponent(id))}${year}`, {
       headers: { [keyHeader]: key.value.trim() },
     });
   } catch {
