@@ -5,8 +5,8 @@
 // published. The same for the gateway run from the sources through tsx (npm run dev, and npm start
 // before it ran the bundle), for comparison. Starts alternate, and each figure is the median of its starts.
 import { join } from 'node:path';
-import { HEALTH, ROUNDS, work } from './context.ts';
-import { currentRss, median, probe } from './load.ts';
+import { type Bench, HEALTH } from './context.ts';
+import { median, probe, rssOf } from './load.ts';
 import { startBare, startGateway } from './servers.ts';
 
 interface Starts {
@@ -23,16 +23,16 @@ export interface Footprint {
 const SETTLE_MS = 2_000;
 const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 
-export async function footprint(siteDir: string, starts = Math.max(3, ROUNDS)): Promise<Footprint> {
+export async function footprint(b: Bench, siteDir: string, starts = Math.max(3, b.rounds)): Promise<Footprint> {
   const f: Footprint = {
     gateway: { rss: [], startupMs: [] },
     tsx: { rss: [], startupMs: [] },
     bare: { rss: [], startupMs: [] },
   };
   const gateway = (how: 'bundle' | 'tsx') => async (i: number) => {
-    const g = await startGateway({ STATE_DIR: join(work, `footprint-${how}-${i}`), SITE_DIR: siteDir }, how);
+    const g = await startGateway(b, { STATE_DIR: join(b.work, `footprint-${how}-${i}`), SITE_DIR: siteDir }, how);
     await settle();
-    f[how === 'bundle' ? 'gateway' : 'tsx'].rss.push(currentRss(g.pid));
+    f[how === 'bundle' ? 'gateway' : 'tsx'].rss.push(rssOf(g.pid, 'VmRSS'));
     f[how === 'bundle' ? 'gateway' : 'tsx'].startupMs.push(g.startupMs);
     await g.stop();
   };
@@ -40,24 +40,21 @@ export async function footprint(siteDir: string, starts = Math.max(3, ROUNDS)): 
     gateway: gateway('bundle'),
     tsx: gateway('tsx'),
     bare: async () => {
-      const b = await startBare(200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
-      await probe(b.url, HEALTH, {});
+      const bare = await startBare(b, 200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
+      await probe(bare.url, HEALTH, {});
       await settle();
-      f.bare.rss.push(currentRss(b.pid));
-      f.bare.startupMs.push(b.startupMs);
-      await b.stop();
+      f.bare.rss.push(rssOf(bare.pid, 'VmRSS'));
+      f.bare.startupMs.push(bare.startupMs);
+      await bare.stop();
     },
   };
   const order = ['gateway', 'bare', 'tsx'] as const;
   for (let i = 0; i < starts; i++) for (let j = 0; j < order.length; j++) await one[order[(i + j) % order.length]!](i);
-  const g = summary(f.gateway);
-  const b = summary(f.bare);
-  const t = summary(f.tsx);
-  console.log(
-    `idle RSS: gateway ${g.rss.toFixed(1)} MiB, bare node:http ${b.rss.toFixed(1)} MiB ` +
-      `(${(g.rss / b.rss).toFixed(2)}×), through tsx ${t.rss.toFixed(1)} MiB; start to first 200 on /health: ` +
-      `${g.startupMs.toFixed(0)} ms, through tsx ${t.startupMs.toFixed(0)} ms ` +
-      `(bare listening: ${b.startupMs.toFixed(0)} ms)`,
+  const [g, bare, t] = [summary(f.gateway), summary(f.bare), summary(f.tsx)];
+  console.error(
+    `idle RSS: gateway ${g.rss.toFixed(1)} MiB, bare node:http ${bare.rss.toFixed(1)} MiB, through tsx ` +
+      `${t.rss.toFixed(1)} MiB; start to first 200 on /health: gateway ${g.startupMs.toFixed(0)} ms, ` +
+      `through tsx ${t.startupMs.toFixed(0)} ms`,
   );
   return f;
 }
