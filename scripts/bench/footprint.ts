@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { type Bench, HEALTH } from './context.ts';
 import { median, probe, rssOf } from './load.ts';
-import { startBare, startGateway } from './servers.ts';
+import { type Running, startBare, startGateway } from './servers.ts';
 
 interface Starts {
   rss: number[];
@@ -29,33 +29,26 @@ export async function footprint(b: Bench, siteDir: string, starts = Math.max(3, 
     tsx: { rss: [], startupMs: [] },
     bare: { rss: [], startupMs: [] },
   };
-  const gateway = (how: 'bundle' | 'tsx') => async (i: number) => {
-    const g = await startGateway(b, { STATE_DIR: join(b.work, `footprint-${how}-${i}`), SITE_DIR: siteDir }, how);
-    await settle();
-    f[how === 'bundle' ? 'gateway' : 'tsx'].rss.push(rssOf(g.pid, 'VmRSS'));
-    f[how === 'bundle' ? 'gateway' : 'tsx'].startupMs.push(g.startupMs);
-    await g.stop();
-  };
-  const one: Record<'gateway' | 'tsx' | 'bare', (i: number) => Promise<void>> = {
-    gateway: gateway('bundle'),
-    tsx: gateway('tsx'),
+  const start: Record<keyof Footprint, (i: number) => Promise<Running>> = {
+    gateway: (i) => startGateway(b, { STATE_DIR: join(b.work, `footprint-${i}`), SITE_DIR: siteDir }),
+    tsx: (i) => startGateway(b, { STATE_DIR: join(b.work, `footprint-tsx-${i}`), SITE_DIR: siteDir }, 'tsx'),
     bare: async () => {
       const bare = await startBare(b, 200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
       await probe(bare.url, HEALTH, {});
-      await settle();
-      f.bare.rss.push(rssOf(bare.pid, 'VmRSS'));
-      f.bare.startupMs.push(bare.startupMs);
-      await bare.stop();
+      return bare;
     },
   };
   const order = ['gateway', 'bare', 'tsx'] as const;
-  for (let i = 0; i < starts; i++) for (let j = 0; j < order.length; j++) await one[order[(i + j) % order.length]!](i);
-  const [g, bare, t] = [summary(f.gateway), summary(f.bare), summary(f.tsx)];
-  console.error(
-    `idle RSS: gateway ${g.rss.toFixed(1)} MiB, bare node:http ${bare.rss.toFixed(1)} MiB, through tsx ` +
-      `${t.rss.toFixed(1)} MiB; start to first 200 on /health: gateway ${g.startupMs.toFixed(0)} ms, ` +
-      `through tsx ${t.startupMs.toFixed(0)} ms`,
-  );
+  for (let i = 0; i < starts; i++) {
+    for (let j = 0; j < order.length; j++) {
+      const which = order[(i + j) % order.length]!;
+      const server = await start[which](i);
+      await settle();
+      f[which].rss.push(rssOf(server.pid, 'VmRSS'));
+      f[which].startupMs.push(server.startupMs);
+      await server.stop();
+    }
+  }
   return f;
 }
 

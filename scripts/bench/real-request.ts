@@ -58,28 +58,12 @@ export async function realRequests(b: Bench, gateway: Running, keysFile: string,
     const alternated = await rounds(b, targets);
     const atOnce = await together(b, targets, b.atOnceRounds);
     await bare.stop();
-    const c: RealCase = { name, sample, alternated, atOnce };
-    out.push(c);
-    console.error(describe(c));
+    out.push({ name, sample, alternated, atOnce });
+    for (const t of targets.slice(1))
+      console.error(
+        `${name.padEnd(28)} gateway ÷ ${t.name}, at once: ${atOnceRatio(atOnce, t.name, GATEWAY).median.toFixed(2)}`,
+      );
   }
   await nginx?.stop();
   return out;
-}
-
-/** One case as lines for the console. */
-function describe(c: RealCase): string {
-  const g = c.alternated.get(GATEWAY)!;
-  return [...c.alternated]
-    .map(([name, r]) => {
-      const errors = r.errors ? `  errors ${r.errors}` : '';
-      if (name === GATEWAY)
-        return `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s${errors}`;
-      const once = atOnceRatio(c.atOnce, name, GATEWAY);
-      return (
-        `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s  gateway ÷ it ` +
-        `${(g.rps / r.rps).toFixed(2)} alternated, ${once.median.toFixed(2)} at once ` +
-        `(${once.lowest.toFixed(2)}–${once.highest.toFixed(2)})${errors}`
-      );
-    })
-    .join('\n');
 }
