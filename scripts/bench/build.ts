@@ -1,19 +1,19 @@
-// npm run bench:build [-- --scale 100] [--keep DIR]: times the build of the real dataset and of a generated one
-// `scale` times larger (9×scale classes copied from the real files under new ids, and
-// 100×scale changelog entries), so the growth of the build's cost is measured, not guessed.
+// npm run bench:build [-- --scale 100 --keep DIR --out FILE]: times the build of the real dataset and of a
+// generated one `scale` times larger (9×scale classes copied from the real files under new ids, and
+// 100×scale changelog entries), so the growth of the build's cost is measured, not guessed. Prints
+// its report to stdout, and writes it to FILE with --out.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from '../../build/build-site.ts';
 import { startCoverage } from '../../build/changelog/files.ts';
 import { publishSite } from '../../build/publish.ts';
+import { emitReport } from './context.ts';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: '100' }, keep: { type: 'string' } } });
-const scale = Number(values.scale);
 const real = resolve('dataset');
 
-function generate(dir: string) {
+function generate(dir: string, scale: number) {
   const ids = (readFileSync(join(real, 'index.yaml'), 'utf8').match(/^ {2}- (\S+)$/gm) ?? []).map((l) => l.slice(4));
   mkdirSync(join(dir, 'grains'), { recursive: true });
   const all: string[] = [];
@@ -44,8 +44,8 @@ function generate(dir: string) {
   return all.length;
 }
 
-function time(label: string, datasetDir: string) {
-  const out = values.keep ? join(resolve(values.keep), 'site') : join(tmpdir(), `grain-bench-out-${process.pid}`);
+function time(label: string, datasetDir: string, keep?: string): string {
+  const out = keep ? join(resolve(keep), 'site') : join(tmpdir(), `grain-bench-out-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
   const t0 = performance.now();
   const r = buildSite(datasetDir);
@@ -54,21 +54,35 @@ function time(label: string, datasetDir: string) {
   publishSite(out, r.site);
   const t2 = performance.now();
   const bytes = [...r.site.files.values()].reduce((n, b) => n + b.length, 0);
-  console.log(
-    `${label}: ${r.dataset.grains.length} classes, ${r.dataset.changelog.length} changelog entries → ` +
-      `${Object.keys(r.site.manifest.routes).length} routes, ` +
-      `${Object.keys(r.site.manifest.bodies).length} distinct bodies, ` +
-      `${(bytes / 1048576).toFixed(1)} MiB; build ${((t1 - t0) / 1000).toFixed(1)} s, ` +
-      `publish ${((t2 - t1) / 1000).toFixed(1)} s, ` +
-      `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
+  if (!keep) rmSync(out, { recursive: true, force: true });
+  return (
+    `- ${label}: ${r.dataset.grains.length} classes, ${r.dataset.changelog.length} changelog entries → ` +
+    `${Object.keys(r.site.manifest.routes).length} routes, ` +
+    `${Object.keys(r.site.manifest.bodies).length} distinct bodies, ` +
+    `${(bytes / 1048576).toFixed(1)} MiB; build ${((t1 - t0) / 1000).toFixed(1)} s, ` +
+    `publish ${((t2 - t1) / 1000).toFixed(1)} s, ` +
+    `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`
   );
-  if (!values.keep) rmSync(out, { recursive: true, force: true });
 }
 
-if (!values.keep) time('real dataset', real);
-const dir = values.keep ? join(resolve(values.keep), 'dataset') : join(tmpdir(), `grain-bench-dataset-${process.pid}`);
-rmSync(dir, { recursive: true, force: true });
-generate(dir);
-startCoverage(dir);
-time(`${scale}× dataset`, dir);
-if (!values.keep) rmSync(dir, { recursive: true, force: true });
+function main(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: { scale: { type: 'string', default: '100' }, keep: { type: 'string' }, out: { type: 'string' } },
+  });
+  const scale = Number(values.scale);
+  const command = `npm run bench:build${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+  const lines = [`\`${command}\`: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}.`, ''];
+  if (!values.keep) lines.push(time('real dataset', real));
+  const dir = values.keep
+    ? join(resolve(values.keep), 'dataset')
+    : join(tmpdir(), `grain-bench-dataset-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  generate(dir, scale);
+  startCoverage(dir);
+  lines.push(time(`${scale}× dataset`, dir, values.keep));
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  emitReport(lines.join('\n'), values.out);
+}
+
+main(process.argv.slice(2));

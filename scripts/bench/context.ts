@@ -1,65 +1,112 @@
-// The bench's run-wide context: options, what this machine has (wrk, nginx, taskset), the work
-// folder, and the child processes to kill at exit. Every bench module reads it from here.
+// The bench's run-wide context, made by an entry point when it runs (nothing happens at import):
+// the options from argv, whether nginx is there, the work folder, and the child processes to kill
+// at the end. Every bench function takes it as its first argument.
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { grainKey, ROUTES } from '../../build/site-format.ts';
 
-export const { values: opt } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '32' },
-    'at-once-rounds': { type: 'string', default: '8' },
-    quick: { type: 'boolean', default: false },
-    out: { type: 'string', default: 'docs/performance.md' },
-  },
-});
-export const DURATION = opt.quick ? 2 : Number(opt.duration);
-export const WARMUP = opt.quick ? 1 : Number(opt.warmup);
-export const CONNECTIONS = Number(opt.connections);
-export const ROUNDS = opt.quick ? 1 : Math.max(1, Number(opt.rounds));
-/** Rounds of the servers loaded at once (load.ts, together): each is a ratio, and their median is read. */
-export const AT_ONCE_ROUNDS = opt.quick ? 2 : Math.max(1, Number(opt['at-once-rounds']));
-export const root = resolve('.');
-export const work = join(tmpdir(), `grain-bench-${process.pid}`);
-rmSync(work, { recursive: true, force: true });
-mkdirSync(work, { recursive: true });
-/** The gateway's bundle for this run: inside the project, where its packages resolve. */
-export const BUNDLE_DIR = join(root, 'dist', `bench-${process.pid}`);
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-export const HAS_WRK = has('wrk');
-export const HAS_NGINX = has('nginx');
-export const NGINX_MISSING =
-  'nginx is not installed, so it is left out of this run: ' +
-  '`apt-get update && apt-get install -y nginx` (Debian) adds it';
-export const HAS_TASKSET = has('taskset') && cpus().length >= 2;
-export const pin = (cpu: number, argv: string[]) => (HAS_TASKSET ? ['taskset', '-c', String(cpu), ...argv] : argv);
-// The load generator's side, autocannon included (it runs in this process), stays off the server's core.
-if (HAS_TASKSET) spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
-export const children: ChildProcess[] = [];
+export interface Bench {
+  /** The command as typed, for the report's first line. */
+  command: string;
+  duration: number;
+  warmup: number;
+  connections: number;
+  rounds: number;
+  /** Rounds of the servers loaded at once (load.ts, together): each is a ratio, and their median is read. */
+  atOnceRounds: number;
+  /** Where the report is written besides stdout, when asked for. */
+  out?: string;
+  work: string;
+  /** The gateway's bundle for this run: inside the project, where its packages resolve. */
+  bundleDir: string;
+  hasNginx: boolean;
+  children: ChildProcess[];
+}
 
+export const root = resolve('.');
 /** The paths the bench requests, from the route table: one record (24 KB identity), health, registration. */
 export const RECORD = grainKey('CWRS');
 export const HEALTH = ROUTES.health.path;
 export const REGISTER = ROUTES.register.path;
-process.on('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-});
+export const NGINX_MISSING =
+  'nginx is not installed, so it is left out of this run: `apt-get update && apt-get install -y nginx` adds it';
 
-/** A bench's entry: a failure sets the exit code; its servers and its work folder go either way. */
-export function runBench(main: () => Promise<void>) {
-  main()
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    })
-    .finally(() => {
-      for (const c of children) c.kill('SIGKILL');
-      rmSync(work, { recursive: true, force: true });
-      rmSync(BUNDLE_DIR, { recursive: true, force: true });
-    });
+/** The options every server bench takes; --quick is a smoke run of every scenario. */
+function parseBenchArgs(argv: string[]) {
+  const { values: v } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '32' },
+      'at-once-rounds': { type: 'string', default: '8' },
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  });
+  return {
+    duration: v.quick ? 2 : Number(v.duration),
+    warmup: v.quick ? 1 : Number(v.warmup),
+    connections: Number(v.connections),
+    rounds: v.quick ? 1 : Math.max(1, Number(v.rounds)),
+    atOnceRounds: v.quick ? 2 : Math.max(1, Number(v['at-once-rounds'])),
+    out: v.out,
+  };
+}
+
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+
+/** `argv` run on CPU `cpu` only: 0 for the servers, 1 for the load generator. */
+export const pin = (cpu: number, argv: string[]) => ['taskset', '-c', String(cpu), ...argv];
+
+/**
+ * An entry point's run: the context from argv; this process (which drains the gateways' logs) pinned
+ * to the load generator's CPU 1, off the servers' CPU 0; then `main`, whose Markdown report goes to
+ * stdout, and to --out FILE when given. Servers and the work folder go either way; a failure sets
+ * the exit code. Speed is measured pinned or not at all: wrk, taskset and two cores are required.
+ */
+export async function runBench(argv: string[], main: (b: Bench) => Promise<string>) {
+  const npmScript = process.env.npm_lifecycle_event;
+  const command = npmScript ? `npm run ${npmScript}` : `tsx ${process.argv[1]}`;
+  const b: Bench = {
+    command: argv.length ? `${command} -- ${argv.join(' ')}` : command,
+    ...parseBenchArgs(argv),
+    work: join(tmpdir(), `grain-bench-${process.pid}`),
+    bundleDir: join(root, 'dist', `bench-${process.pid}`),
+    hasNginx: has('nginx'),
+    children: [],
+  };
+  if (!has('wrk') || !has('taskset') || cpus().length < 2) {
+    console.error('the bench needs wrk, taskset and two CPUs (apt-get install wrk)');
+    process.exitCode = 1;
+    return;
+  }
+  const cleanUp = () => {
+    for (const c of b.children) c.kill('SIGKILL');
+    rmSync(b.work, { recursive: true, force: true });
+    rmSync(b.bundleDir, { recursive: true, force: true });
+  };
+  process.once('exit', cleanUp);
+  mkdirSync(b.work, { recursive: true });
+  spawnSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  try {
+    emitReport(await main(b), b.out);
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  } finally {
+    cleanUp();
+  }
+}
+
+/** A report to stdout, and into `out` only when one is given: never into docs/ by default. */
+export function emitReport(report: string, out?: string) {
+  console.log(`\n${report}`);
+  if (!out) return;
+  writeFileSync(resolve(out), `${report}\n`);
+  console.error(`wrote ${out}`);
 }

@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestBytes, generateKey, hashKey } from '../../gateway/keys.ts';
 import { openDatabase } from '../../gateway/store/sqlite-schema.ts';
-import { work } from './context.ts';
 
 export function seedAccounts(stateDir: string, count: number): string {
   const db = openDatabase(stateDir);
@@ -27,8 +26,8 @@ export function seedAccounts(stateDir: string, count: number): string {
   return file;
 }
 
-export function unknownKeys(count: number): string {
-  const file = join(work, 'unknown-keys.txt');
+export function unknownKeys(dir: string, count: number): string {
+  const file = join(dir, 'unknown-keys.txt');
   writeFileSync(file, `${Array.from({ length: count }, generateKey).join('\n')}\n`);
   return file;
 }

@@ -5,9 +5,9 @@
 // published. The same for the gateway run from the sources through tsx (npm run dev, and npm start
 // before it ran the bundle), for comparison. Starts alternate, and each figure is the median of its starts.
 import { join } from 'node:path';
-import { HEALTH, ROUNDS, work } from './context.ts';
-import { currentRss, median, probe } from './load.ts';
-import { startBare, startGateway } from './servers.ts';
+import { type Bench, HEALTH } from './context.ts';
+import { median, probe, rssOf } from './load.ts';
+import { type Running, startBare, startGateway } from './servers.ts';
 
 interface Starts {
   rss: number[];
@@ -23,42 +23,32 @@ export interface Footprint {
 const SETTLE_MS = 2_000;
 const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 
-export async function footprint(siteDir: string, starts = Math.max(3, ROUNDS)): Promise<Footprint> {
+export async function footprint(b: Bench, siteDir: string, starts = Math.max(3, b.rounds)): Promise<Footprint> {
   const f: Footprint = {
     gateway: { rss: [], startupMs: [] },
     tsx: { rss: [], startupMs: [] },
     bare: { rss: [], startupMs: [] },
   };
-  const gateway = (how: 'bundle' | 'tsx') => async (i: number) => {
-    const g = await startGateway({ STATE_DIR: join(work, `footprint-${how}-${i}`), SITE_DIR: siteDir }, how);
-    await settle();
-    f[how === 'bundle' ? 'gateway' : 'tsx'].rss.push(currentRss(g.pid));
-    f[how === 'bundle' ? 'gateway' : 'tsx'].startupMs.push(g.startupMs);
-    await g.stop();
-  };
-  const one: Record<'gateway' | 'tsx' | 'bare', (i: number) => Promise<void>> = {
-    gateway: gateway('bundle'),
-    tsx: gateway('tsx'),
+  const start: Record<keyof Footprint, (i: number) => Promise<Running>> = {
+    gateway: (i) => startGateway(b, { STATE_DIR: join(b.work, `footprint-${i}`), SITE_DIR: siteDir }),
+    tsx: (i) => startGateway(b, { STATE_DIR: join(b.work, `footprint-tsx-${i}`), SITE_DIR: siteDir }, 'tsx'),
     bare: async () => {
-      const b = await startBare(200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
-      await probe(b.url, HEALTH, {});
-      await settle();
-      f.bare.rss.push(currentRss(b.pid));
-      f.bare.startupMs.push(b.startupMs);
-      await b.stop();
+      const bare = await startBare(b, 200, [['Content-Type', 'application/json']], Buffer.from('{"status":"ok"}'));
+      await probe(bare.url, HEALTH, {});
+      return bare;
     },
   };
   const order = ['gateway', 'bare', 'tsx'] as const;
-  for (let i = 0; i < starts; i++) for (let j = 0; j < order.length; j++) await one[order[(i + j) % order.length]!](i);
-  const g = summary(f.gateway);
-  const b = summary(f.bare);
-  const t = summary(f.tsx);
-  console.log(
-    `idle RSS: gateway ${g.rss.toFixed(1)} MiB, bare node:http ${b.rss.toFixed(1)} MiB ` +
-      `(${(g.rss / b.rss).toFixed(2)}×), through tsx ${t.rss.toFixed(1)} MiB; start to first 200 on /health: ` +
-      `${g.startupMs.toFixed(0)} ms, through tsx ${t.startupMs.toFixed(0)} ms ` +
-      `(bare listening: ${b.startupMs.toFixed(0)} ms)`,
-  );
+  for (let i = 0; i < starts; i++) {
+    for (let j = 0; j < order.length; j++) {
+      const which = order[(i + j) % order.length]!;
+      const server = await start[which](i);
+      await settle();
+      f[which].rss.push(rssOf(server.pid, 'VmRSS'));
+      f[which].startupMs.push(server.startupMs);
+      await server.stop();
+    }
+  }
   return f;
 }
 

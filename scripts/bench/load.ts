@@ -1,15 +1,17 @@
-// Driving load and reading results: wrk (or autocannon), the paced client for the p99 at a fixed
+// Driving load and reading results: wrk, the paced client for the p99 at a fixed
 // rate, CPU time per request from /proc, and rounds (alternated, or all targets at once) with medians.
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { CONNECTIONS, DURATION, HAS_WRK, pin, REGISTER, ROUNDS, root, WARMUP, work } from './context.ts';
+import { fileURLToPath } from 'node:url';
+import { type Bench, pin, REGISTER, root } from './context.ts';
+
+/** The open-loop client, run as its own process on the load generator's CPU (latencyAt). */
+const PACED_LOAD = fileURLToPath(new URL('./paced-load.ts', import.meta.url));
 
 export interface Load {
   path: string;
-  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** A file of keys, one per line, sent in turn as X-API-Key. */
   keysFile?: string;
@@ -51,7 +53,7 @@ request = function()
     load.registrations
       ? `h["Content-Type"] = "application/json"\n  return wrk.format("POST", ${JSON.stringify(REGISTER)}, h, ` +
         'string.format(\'{"email":"b%d-%d-%d@example.com"}\', os.time(), tid, n))'
-      : `return wrk.format(${JSON.stringify(load.method ?? 'GET')}, ${JSON.stringify(load.path)}, h)`
+      : `return wrk.format("GET", ${JSON.stringify(load.path)}, h)`
   }
 end`;
 }
@@ -61,81 +63,38 @@ const toMs = (s: string) => {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 };
 
-export async function drive(url: string, load: Load, seconds: number): Promise<Result> {
-  if (HAS_WRK) {
-    const script = join(work, `load-${Math.random().toString(36).slice(2)}.lua`);
-    writeFileSync(script, wrkScript(load));
-    const argv = pin(1, [
-      'wrk',
-      '-t',
-      '1',
-      '-c',
-      String(CONNECTIONS),
-      '-d',
-      `${seconds}s`,
-      '--latency',
-      '-s',
-      script,
-      url,
-    ]);
-    // asynchronous, so that several targets can be loaded at once (together, below)
-    const out = await new Promise<string>((res, rej) =>
-      execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (err, stdout) => (err ? rej(err) : res(stdout))),
-    );
-    const pct = (p: string) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '0ms');
-    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-    return {
-      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-      p50: pct('50'),
-      p99: pct('99'),
-      errors: errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
-    };
-  }
-  const keys = load.keysFile ? readFileSync(load.keysFile, 'utf8').trim().split('\n') : [];
-  let n = 0;
-  const r = await autocannon({
-    url: url + load.path,
-    connections: CONNECTIONS,
-    duration: seconds,
-    method: load.registrations ? 'POST' : (load.method ?? 'GET'),
-    headers: { ...(load.headers ?? {}), ...(load.registrations ? { 'content-type': 'application/json' } : {}) },
-    requests: [
-      {
-        // biome-ignore lint/suspicious/noExplicitAny: autocannon's request object is untyped
-        setupRequest: (req: Record<string, any>) => {
-          n++;
-          if (keys.length) req.headers = { ...req.headers, 'x-api-key': keys[n % keys.length] };
-          if (load.registrations) req.body = JSON.stringify({ email: `b${process.pid}-${n}@example.com` });
-          return req;
-        },
-      },
-    ],
-  });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors };
+export async function drive(b: Bench, url: string, load: Load, seconds: number): Promise<Result> {
+  const script = join(b.work, `load-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(script, wrkScript(load));
+  const argv = pin(1, ['wrk', '-t1', `-c${b.connections}`, `-d${seconds}s`, '--latency', '-s', script, url]);
+  // asynchronous, so that several targets can be loaded at once (together, below)
+  const out = await new Promise<string>((res, rej) =>
+    execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (err, stdout) => (err ? rej(err) : res(stdout))),
+  );
+  const pct = (p: string) => toMs(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '0ms');
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: pct('50'),
+    p99: pct('99'),
+    errors: errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+  };
 }
 
 /**
- * The p99 latency at a fixed rate: scripts/bench/paced-load.ts, an open-loop client on the load
- * generator's CPU (wrk cannot hold a rate; autocannon's fixed rate sends in bursts).
+ * The p99 latency at a fixed rate: paced-load.ts, an open-loop client on the load generator's CPU
+ * (wrk cannot hold a rate).
  */
-export async function latencyAt(url: string, load: Load, rate: number, seconds: number): Promise<number> {
-  const argv = pin(1, [
-    process.execPath,
-    '--import',
-    'tsx',
-    'scripts/bench/paced-load.ts',
-    url + load.path,
-    String(Math.round(rate)),
-    String(seconds),
-    load.keysFile ?? '',
-  ]);
+export async function latencyAt(b: Bench, url: string, load: Load, rate: number): Promise<number> {
+  const args = [url + load.path, String(Math.round(rate)), String(b.duration), load.keysFile ?? ''];
+  const argv = pin(1, [process.execPath, '--import', 'tsx', PACED_LOAD, ...args]);
   const r = spawnSync(argv[0]!, argv.slice(1), { cwd: root, encoding: 'utf8' });
   const line = r.stdout.trim().split('\n').at(-1) ?? '{}';
   return (JSON.parse(line) as { p99?: number }).p99 ?? NaN;
 }
 
 /** utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-export const cpuSeconds = (pid: number) => {
+const cpuSeconds = (pid: number) => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -144,11 +103,11 @@ export const cpuSeconds = (pid: number) => {
   }
 };
 
-export async function measure(url: string, load: Load, pid?: number): Promise<Result> {
-  await drive(url, load, WARMUP);
+async function measure(b: Bench, url: string, load: Load, pid?: number): Promise<Result> {
+  await drive(b, url, load, b.warmup);
   const cpu0 = pid ? cpuSeconds(pid) : NaN;
-  const r = await drive(url, load, DURATION);
-  if (pid) r.cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / (r.rps * DURATION);
+  const r = await drive(b, url, load, b.duration);
+  if (pid) r.cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / (r.rps * b.duration);
   return r;
 }
 
@@ -168,15 +127,15 @@ export const median = (xs: number[]) => {
 };
 
 /**
- * Each target measured ROUNDS times, in turn (each round starts one target later, so no target
+ * Each target measured `b.rounds` times, in turn (each round starts one target later, so no target
  * always follows the same one), all of them up throughout. Per target, the median of each figure.
  */
-export async function rounds(targets: Target[]): Promise<Map<string, Result>> {
+export async function rounds(b: Bench, targets: Target[]): Promise<Map<string, Result>> {
   const runs = new Map<string, Result[]>(targets.map((t) => [t.name, []]));
-  for (let r = 0; r < ROUNDS; r++) {
+  for (let r = 0; r < b.rounds; r++) {
     for (let i = 0; i < targets.length; i++) {
       const t = targets[(i + r) % targets.length]!;
-      runs.get(t.name)!.push(await measure(t.url, t.load, t.pid));
+      runs.get(t.name)!.push(await measure(b, t.url, t.load, t.pid));
     }
   }
   const out = new Map<string, Result>();
@@ -196,58 +155,34 @@ export async function rounds(targets: Target[]): Promise<Map<string, Result>> {
 /**
  * Every target loaded at once, `count` times (one wrk each, all on the load generator's CPU): the
  * servers share CPU 0 at the same moments, so whatever else the machine does falls on all of them
- * alike. Each round compares the targets' CPU time per request with `base`'s in that round; per
- * target, the median of those ratios (base ÷ target: below 1 is dearer than base) and of the
- * figures, and each round's CPU time (`each`) to compare any other pair the same way. Steadier
- * than alternated rounds for a difference of a few percent (docs/performance.md).
+ * alike. Per target, each round's CPU time a request (`each`, compared within the round by
+ * `atOnceRatio`) and their median. Steadier than alternated rounds for a difference of a few
+ * percent (docs/performance.md, Method).
  */
-export async function together(targets: Target[], base: string, count = ROUNDS) {
-  const runs = new Map<string, { cpuUs: number[]; rps: number[]; ratio: number[] }>(
-    targets.map((t) => [t.name, { cpuUs: [], rps: [], ratio: [] }]),
-  );
-  await Promise.all(targets.map((t) => drive(t.url, t.load, WARMUP)));
+export async function together(b: Bench, targets: Target[], count = b.rounds) {
+  const each = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+  await Promise.all(targets.map((t) => drive(b, t.url, t.load, b.warmup)));
   for (let r = 0; r < count; r++) {
     const cpu0 = targets.map((t) => cpuSeconds(t.pid!));
-    const results = await Promise.all(targets.map((t) => drive(t.url, t.load, DURATION)));
-    const cpuUs = targets.map((t, i) => ((cpuSeconds(t.pid!) - cpu0[i]!) * 1e6) / (results[i]!.rps * DURATION));
-    const baseUs = cpuUs[targets.findIndex((t) => t.name === base)]!;
-    targets.forEach((t, i) => {
-      const run = runs.get(t.name)!;
-      run.cpuUs.push(cpuUs[i]!);
-      run.rps.push(results[i]!.rps);
-      run.ratio.push(baseUs / cpuUs[i]!);
-    });
+    const results = await Promise.all(targets.map((t) => drive(b, t.url, t.load, b.duration)));
+    for (const [i, t] of targets.entries())
+      each.get(t.name)!.push(((cpuSeconds(t.pid!) - cpu0[i]!) * 1e6) / (results[i]!.rps * b.duration));
   }
-  return new Map(
-    [...runs].map(([name, run]) => [
-      name,
-      {
-        cpuUs: median(run.cpuUs),
-        rps: median(run.rps),
-        ratio: median(run.ratio),
-        lowest: Math.min(...run.ratio),
-        highest: Math.max(...run.ratio),
-        each: run.cpuUs,
-      },
-    ]),
-  );
+  return new Map([...each].map(([name, us]) => [name, { cpuUs: median(us), each: us }]));
 }
 export type AtOnce = Awaited<ReturnType<typeof together>>;
 
-/** The peak RSS of a process, in MiB. */
-export const rssOf = (pid: number) => {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmHWM:\s+(\d+)/.exec(s)![1]) / 1024;
-  } catch {
-    return NaN;
-  }
-};
+/** `of`'s CPU time a request ÷ `per`'s, round by round while loaded at once: median and range. */
+export function atOnceRatio(atOnce: AtOnce, of: string, per: string) {
+  const p = atOnce.get(per)!.each;
+  const r = atOnce.get(of)!.each.map((x, i) => x / p[i]!);
+  return { median: median(r), lowest: Math.min(...r), highest: Math.max(...r) };
+}
 
-/** The RSS of a process now, in MiB. */
-export const currentRss = (pid: number) => {
+/** A process's RSS in MiB: its peak (VmHWM) or now (VmRSS). */
+export const rssOf = (pid: number, field: 'VmHWM' | 'VmRSS' = 'VmHWM') => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
   } catch {
     return NaN;
   }

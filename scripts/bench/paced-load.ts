@@ -5,7 +5,7 @@
 // maximum rate; wrk cannot hold a rate, and the Node http client could not send more than ~4,000
 // requests a second of 24 KB answers, so this one writes prepared request bytes to plain sockets,
 // reads into one reused buffer and skips bodies by their Content-Length.
-// usage: tsx scripts/paced-load.ts <url> <rate> <seconds> [keysFile] [connections]
+// usage: tsx scripts/bench/paced-load.ts <url> <rate> <seconds> [keysFile] [connections] (load.ts, latencyAt)
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 

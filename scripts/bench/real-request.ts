@@ -7,8 +7,8 @@
 // a request, compared within each round), the figure to judge a ratio by on a shared machine
 // (docs/performance.md, Method).
 import { readFileSync } from 'node:fs';
-import { AT_ONCE_ROUNDS, HAS_NGINX, NGINX_MISSING } from './context.ts';
-import { type AtOnce, type Load, median, probe, type Result, rounds, type Target, together } from './load.ts';
+import { type Bench, NGINX_MISSING } from './context.ts';
+import { type AtOnce, atOnceRatio, type Load, probe, type Result, rounds, type Target, together } from './load.ts';
 import { type Captured, startNginxReplay } from './replay.ts';
 import { type Running, startBare } from './servers.ts';
 
@@ -26,16 +26,7 @@ export interface RealCase {
 
 const header = (c: Captured, name: string) => c.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 
-/** The median over rounds of `of`'s CPU time a request ÷ the gateway's, both loaded at once. */
-export function atOnceRatio(c: RealCase, of: string): { median: number; lowest: number; highest: number } {
-  const g = c.atOnce.get(GATEWAY)!.each;
-  const t = c.atOnce.get(of)?.each;
-  if (!t) return { median: NaN, lowest: NaN, highest: NaN };
-  const r = g.map((x, i) => t[i]! / x);
-  return { median: median(r), lowest: Math.min(...r), highest: Math.max(...r) };
-}
-
-export async function realRequests(gateway: Running, keysFile: string, path: string): Promise<RealCase[]> {
+export async function realRequests(b: Bench, gateway: Running, keysFile: string, path: string): Promise<RealCase[]> {
   const key = readFileSync(keysFile, 'utf8').split('\n')[0]!;
   const br = { 'Accept-Encoding': 'br, gzip' };
   const brSample = await probe(gateway.url, path, { 'x-api-key': key, ...br });
@@ -51,44 +42,28 @@ export async function realRequests(gateway: Running, keysFile: string, path: str
     ['304 (If-None-Match, br)', { ...nmSample, body: Buffer.alloc(0) }, { path, keysFile, headers: revalidate }],
     ['identity 200', idSample, { path, keysFile }],
   ];
-  const nginx = HAS_NGINX
-    ? await startNginxReplay(new Map(cases.map(([, sample], i) => [`/replay-${i}`, sample])))
+  const nginx = b.hasNginx
+    ? await startNginxReplay(b, new Map(cases.map(([, sample], i) => [`/replay-${i}`, sample])))
     : null;
-  if (!nginx) console.log(NGINX_MISSING);
+  if (!nginx) console.error(NGINX_MISSING);
   const out: RealCase[] = [];
   for (const [i, [name, sample, load]] of cases.entries()) {
-    const bare = await startBare(sample.status, sample.headers, sample.body);
+    const bare = await startBare(b, sample.status, sample.headers, sample.body);
     const targets: Target[] = [
       { name: GATEWAY, url: gateway.url, pid: gateway.pid, load },
       { name: BARE, url: bare.url, pid: bare.pid, load },
     ];
     if (nginx)
       targets.push({ name: NGINX, url: nginx.url, pid: nginx.workerPid, load: { ...load, path: `/replay-${i}` } });
-    const alternated = await rounds(targets);
-    const atOnce = await together(targets, GATEWAY, AT_ONCE_ROUNDS);
+    const alternated = await rounds(b, targets);
+    const atOnce = await together(b, targets, b.atOnceRounds);
     await bare.stop();
-    const c: RealCase = { name, sample, alternated, atOnce };
-    out.push(c);
-    console.log(describe(c));
+    out.push({ name, sample, alternated, atOnce });
+    for (const t of targets.slice(1))
+      console.error(
+        `${name.padEnd(28)} gateway ÷ ${t.name}, at once: ${atOnceRatio(atOnce, t.name, GATEWAY).median.toFixed(2)}`,
+      );
   }
   await nginx?.stop();
   return out;
-}
-
-/** One case as lines for the console. */
-function describe(c: RealCase): string {
-  const g = c.alternated.get(GATEWAY)!;
-  return [...c.alternated]
-    .map(([name, r]) => {
-      const errors = r.errors ? `  errors ${r.errors}` : '';
-      if (name === GATEWAY)
-        return `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s${errors}`;
-      const once = atOnceRatio(c, name);
-      return (
-        `${c.name.padEnd(28)} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s  gateway ÷ it ` +
-        `${(g.rps / r.rps).toFixed(2)} alternated, ${once.median.toFixed(2)} at once ` +
-        `(${once.lowest.toFixed(2)}–${once.highest.toFixed(2)})${errors}`
-      );
-    })
-    .join('\n');
 }

@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { work } from './context.ts';
-import { type Running, startNginxWith } from './servers.ts';
+import type { Bench } from './context.ts';
+import { type Running, startNginx } from './servers.ts';
 
 export interface Captured {
   status: number;
@@ -44,11 +44,14 @@ ${add}
 }
 
 /** nginx, one worker, a location per captured answer (path → answer). */
-export async function startNginxReplay(answers: Map<string, Captured>): Promise<Running & { workerPid: number }> {
-  const dir = join(work, `nginx-replay-${Math.random().toString(36).slice(2)}`);
+export async function startNginxReplay(
+  b: Bench,
+  answers: Map<string, Captured>,
+): Promise<Running & { workerPid: number }> {
+  const dir = join(b.work, `nginx-replay-${Math.random().toString(36).slice(2)}`);
   mkdirSync(dir, { recursive: true });
   const locations = [...answers].map(([path, c], i) => location(path, c, dir, `answer-${i}`)).join('\n');
-  const nginx = await startNginxWith(dir, `server_tokens off;\n  ${locations.trimStart()}`);
+  const nginx = await startNginx(b, dir, `server_tokens off;\n  ${locations.trimStart()}`);
   const worker = spawnSync('pgrep', ['-P', String(nginx.pid)], { encoding: 'utf8' })
     .stdout.trim()
     .split('\n')[0];

@@ -1,12 +1,12 @@
 // The servers a scenario compares: the gateway as `npm start` runs it (the bundle, by node), a
 // bare node:http server writing the same bytes (the physical limit for Node), and nginx serving the
-// build as files.
+// build as files. Each is pinned to CPU 0, the servers' core.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { BUNDLE_DIR, children, HEALTH, pin, root, work } from './context.ts';
+import { type Bench, HEALTH, pin, root } from './context.ts';
+import { probe } from './load.ts';
 
 export function reachable(port: number): Promise<boolean> {
   return new Promise((r) => {
@@ -27,14 +27,42 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** `argv` on CPU 0, running once `ready` gives its URL (polled every 2 ms, up to 10 s); timed from the spawn. */
+async function startPinned(
+  b: Bench,
+  argv: string[],
+  options: Parameters<typeof spawn>[2],
+  ready: (child: ChildProcess) => Promise<string | null>,
+): Promise<Running> {
+  const t0 = performance.now();
+  const [cmd, ...args] = pin(0, argv);
+  const child = spawn(cmd!, args, options);
+  b.children.push(child);
+  let url = await ready(child);
+  for (let i = 0; i < 5_000 && !url; i++) {
+    await new Promise((r) => setTimeout(r, 2));
+    url = await ready(child);
+  }
+  if (!url) throw new Error(`${argv[0]} did not start`);
+  const stop = () =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+  return { url, pid: child.pid!, startupMs: performance.now() - t0, stop };
+}
+
+const portReady = (port: number) => async () => ((await reachable(port)) ? `http://127.0.0.1:${port}` : null);
+
 /**
  * The bench's own bundle, made once before any gateway starts: a start then never pays for
  * bundling, and a source edited by someone else during the run does not change what is measured
  * unless start.mjs finds it newer, as npm start would.
  */
-export function bundleForBench() {
-  if (existsSync(join(BUNDLE_DIR, 'gateway.js'))) return;
-  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', BUNDLE_DIR], { cwd: root, stdio: 'inherit' });
+function bundleForBench(b: Bench) {
+  if (existsSync(join(b.bundleDir, 'gateway.js'))) return;
+  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', b.bundleDir], { cwd: root, stdio: [0, 2, 2] });
   if (run.status !== 0) throw new Error('the gateway does not bundle');
 }
 
@@ -42,67 +70,36 @@ export function bundleForBench() {
  * The gateway as `npm start` runs it: node scripts/start.mjs, which imports the bundle; or, for
  * comparison, from the sources through tsx as `npm run dev` runs it (without the watcher).
  */
-export async function startGateway(env: Record<string, string>, how: 'bundle' | 'tsx' = 'bundle'): Promise<Running> {
-  bundleForBench();
-  const t0 = performance.now();
+export function startGateway(b: Bench, env: Record<string, string>, how: 'bundle' | 'tsx' = 'bundle') {
+  bundleForBench(b);
   const command = how === 'bundle' ? ['scripts/start.mjs'] : ['--import', 'tsx', 'gateway/index.ts'];
-  const [cmd, ...args] = pin(0, [process.execPath, ...command]);
-  const child = spawn(cmd!, args, {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DIST_DIR: BUNDLE_DIR, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const port = await new Promise<number>((res, rej) => {
-    let out = '';
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /"event":"listening","port":(\d+)/.exec(out);
-      if (!m) return;
-      // from here the request log is only drained, as fast as it comes: this process shares the
-      // load generator's core, and a slow reader would hold the gateway's writes back
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      res(Number(m[1]));
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => rej(new Error(`gateway exited ${code}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 500 && !(await healthy(url)); i++) await new Promise((r) => setTimeout(r, 10));
-  const startupMs = performance.now() - t0;
-  return { url, pid: child.pid!, startupMs, stop: () => stopChild(child) };
-}
-
-async function healthy(url: string): Promise<boolean> {
-  try {
-    return (await probe(url, HEALTH)) === 200;
-  } catch {
-    return false;
-  }
-}
-
-/** A GET's status on a connection of its own (no client state carried into the start-up figure). */
-function probe(url: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get(`${url}${path}`, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    }).on('error', reject);
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((r) => {
-    if (child.exitCode !== null) return r();
-    child.once('exit', () => r());
-    child.kill('SIGTERM');
-  });
+  let port = 0;
+  let out = '';
+  return startPinned(
+    b,
+    [process.execPath, ...command],
+    {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DIST_DIR: b.bundleDir, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+    async (child) => {
+      if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}`);
+      if (!port) {
+        out += child.stdout!.read()?.toString() ?? '';
+        port = Number(/"event":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
+        // from here the request log is only drained, as fast as it comes: this process shares the
+        // load generator's core, and a slow reader would hold the gateway's writes back
+        if (port) child.stdout!.resume();
+      }
+      const url = `http://127.0.0.1:${port}`;
+      return port && (await probe(url, HEALTH, {}).catch(() => null))?.status === 200 ? url : null;
+    },
+  );
 }
 
 /** The physical limit for Node: a bare server writing fixed bytes from memory. */
-export async function startBare(status: number, headers: [string, string][], body: Buffer): Promise<Running> {
-  const t0 = performance.now();
+export function startBare(b: Bench, status: number, headers: [string, string][], body: Buffer) {
   const port = 18600 + Math.floor(Math.random() * 1000);
   const script = `
     const { createServer } = require('node:http');
@@ -110,24 +107,12 @@ export async function startBare(status: number, headers: [string, string][], bod
     const headers = ${JSON.stringify(headers.flat())};
     createServer((req, res) => { req.resume(); res.writeHead(${status}, headers); res.end(body); })
       .listen(${port}, '127.0.0.1');`;
-  const [cmd, ...args] = pin(0, [process.execPath, '-e', script]);
-  const child = spawn(cmd!, args, { stdio: 'inherit' });
-  children.push(child);
-  for (let i = 0; i < 500 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 10));
-  const startupMs = performance.now() - t0;
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, startupMs, stop: () => stopChild(child) };
+  return startPinned(b, [process.execPath, '-e', script], { stdio: 'inherit' }, portReady(port));
 }
 
-/** nginx, one worker, serving the build output as plain static files. */
-export function startNginx(siteDir: string): Promise<Running> {
-  const dir = join(work, 'nginx');
+/** nginx, one worker, in the foreground, in `dir`, with `server` as its one server block's body. */
+export function startNginx(b: Bench, dir: string, server: string) {
   mkdirSync(dir, { recursive: true });
-  return startNginxWith(dir, `root ${siteDir};`);
-}
-
-/** nginx, one worker, in the foreground, with `server` as its one server block's body. */
-export async function startNginxWith(dir: string, server: string): Promise<Running> {
-  const t0 = performance.now();
   const port = 18500 + Math.floor(Math.random() * 100);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `${k}_temp_path ${dir}/${k};`);
   writeFileSync(
@@ -140,10 +125,5 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
   server { listen 127.0.0.1:${port};
   ${server} } }\n`,
   );
-  const [cmd, ...args] = pin(0, ['nginx', '-c', join(dir, 'nginx.conf'), '-p', dir]);
-  const child = spawn(cmd!, args, { stdio: 'inherit' });
-  children.push(child);
-  for (let i = 0; i < 500 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 10));
-  const startupMs = performance.now() - t0;
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, startupMs, stop: () => stopChild(child) };
+  return startPinned(b, ['nginx', '-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' }, portReady(port));
 }
