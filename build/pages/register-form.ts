@@ -3,12 +3,12 @@
 // JavaScript, to a route of its own; page.js enhances it in place, posting JSON to the API's route
 // (both paths from the route table, in the form's attributes). `slots` writes the gateway's slots instead of
 // values (the error page's template).
-import { EMAIL_MAX_LENGTH, ROUTES } from '../site-format.ts';
+import { EMAIL_MAX_LENGTH, ROUTES, SLOTS } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
 
 export function registrationForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
-  const email = values === 'slots' ? raw('{{email}}') : values.email;
-  const error = values === 'slots' ? raw('{{error}}') : values.error;
+  const email = values === 'slots' ? raw(SLOTS.email) : values.email;
+  const error = values === 'slots' ? raw(SLOTS.error) : values.error;
   const invalid = values === 'slots' || values.error ? raw(' aria-invalid="true"') : '';
   return html`<form id="register-form" method="post" action="${ROUTES.registerForm.path}"
   data-api="${ROUTES.register.path}" data-example="${ROUTES.grains.path}" novalidate>
