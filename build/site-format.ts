@@ -205,6 +205,8 @@ export const paramOf = (name: RouteName, path: string) =>
 
 /** The header a key travels in, and the prefix every key starts with (greppable by secret scanners). */
 export const API_KEY_HEADER = 'X-API-Key';
+/** The same header as node:http's request headers name it. */
+export const API_KEY_FIELD = API_KEY_HEADER.toLowerCase();
 export const KEY_PREFIX = 'ggt_';
 /** A 401's challenge (RFC 9110 §11.6.1): the scheme, the realm and the header a key goes in. */
 export const AUTH_CHALLENGE = `ApiKey realm="grain-grading-tables", header="${API_KEY_HEADER}"`;

@@ -6,7 +6,7 @@
 // The front door's form posts the same as application/x-www-form-urlencoded to a route of its own
 // (site-format.ts, registerForm), under the same rules, and is answered with a page: the key once,
 // or the form again with the error. The API's operation stays JSON only.
-import { EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, SCHEMA_VERSION } from '../build/site-format.ts';
+import { API_KEY_FIELD, EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, SCHEMA_VERSION } from '../build/site-format.ts';
 import { clientAddress, requestOrigin, type TrustProxy } from './client-address.ts';
 import { ERRORS, type HttpError, refuseIfLimited } from './errors.ts';
 import { fillPage, formError, pageResponse } from './form-pages.ts';
@@ -32,7 +32,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     limited(await store.registrations.hit(address, now), ERRORS.registerLimited);
     // A live key of the same account sent with the registration is replaced by the new one (a
     // rotation); any other key sent is ignored: registering revokes nothing else.
-    const presented = req.headers['x-api-key'];
+    const presented = req.headers[API_KEY_FIELD];
     const rotate = typeof presented === 'string' && isWellFormedKey(presented) ? hashKey(presented) : null;
     const key = generateKey();
     const account = await store.register(address_, hashKey(key), now, rotate);
