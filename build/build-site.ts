@@ -4,9 +4,8 @@ import { changelogOrder, compileBodies } from './compile.ts';
 import { type EmittedSite, emitSite } from './emit.ts';
 import { frontDoorBodies } from './front-door.ts';
 import { type DatasetError, loadDataset } from './load.ts';
-import { routeOf } from './site-format.ts';
+import { routeOf, SCHEMA_VERSION } from './site-format.ts';
 import { linkContentAddressed, staticBodies } from './static-bodies.ts';
-import { SCHEMA_VERSION } from './types.ts';
 import { type Dataset, validateDataset } from './validate.ts';
 
 export type BuildResult =

@@ -4,8 +4,16 @@
 import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
 import { yearsOf } from './crop-years.ts';
 import { buildOpenApi } from './openapi.ts';
-import { CHANGELOG_MAX_LIMIT, changelogKey, GRAIN_LIST_KEY, grainKey, grainYearKey, ROUTES } from './site-format.ts';
-import { type GrainRecord, type GrainSummary, SCHEMA_VERSION, type SourceEntry } from './types.ts';
+import {
+  CHANGELOG_MAX_LIMIT,
+  changelogKey,
+  GRAIN_LIST_KEY,
+  grainKey,
+  grainYearKey,
+  ROUTES,
+  SCHEMA_VERSION,
+} from './site-format.ts';
+import type { GrainRecord, GrainSummary, SourceEntry } from './types.ts';
 import type { Dataset } from './validate.ts';
 
 export const summaryOf = (g: GrainRecord): GrainSummary => ({

@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import {
+  BODY_TYPES,
   type BodyEntry,
+  type BodyKind,
   ENCODINGS,
   type Encoding,
   MANIFEST_FILE,
@@ -13,18 +15,14 @@ import {
   ROUTES,
 } from './site-format.ts';
 
-export const CONTENT_TYPE = 'application/json; charset=utf-8';
-
 const PAGES = new Set(PAGE_ROUTES.map((name) => ROUTES[name].path));
 const TEMPLATES = PAGE_TEMPLATES.registered.slice(0, PAGE_TEMPLATES.registered.lastIndexOf('/') + 1);
 
-/** Every route is JSON but the front door's pages and assets. */
-export function contentTypeOf(route: string): string {
-  if (PAGES.has(route) || route.startsWith(TEMPLATES)) return 'text/html; charset=utf-8';
-  if (route.endsWith('.css')) return 'text/css; charset=utf-8';
-  if (route.endsWith('.js')) return 'text/javascript; charset=utf-8';
-  if (route.endsWith('.svg')) return 'image/svg+xml';
-  return CONTENT_TYPE;
+/** What a route's body is: JSON but the front door's pages and assets. */
+function kindOf(route: string): BodyKind {
+  if (PAGES.has(route) || route.startsWith(TEMPLATES)) return 'html';
+  const ext = route.slice(route.lastIndexOf('.') + 1);
+  return ext === 'css' || ext === 'js' || ext === 'svg' ? ext : 'json';
 }
 
 export interface EmittedSite {
@@ -87,16 +85,17 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
     const hash = sha(body).slice(0, 32);
     routes[key] = hash;
     if (entries.has(hash)) continue;
+    const kind = kindOf(key);
     const entry: BodyEntry = {
-      type: contentTypeOf(key),
-      identity: { file: `bodies/${hash}.json`, length: body.length, etag: `"${hash}"` },
+      type: BODY_TYPES[kind],
+      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: `"${hash}"` },
     };
     files.set(entry.identity.file, body);
     for (const enc of ENCODINGS) {
       const bytes = encodeOnce(enc, body, hash, quality(key));
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
       const variant = {
-        file: `bodies/${hash}.json${SUFFIX[enc]}`,
+        file: `bodies/${hash}.${kind}${SUFFIX[enc]}`,
         length: bytes.length,
         etag: `"${hash}${SUFFIX[enc]}"`,
       };

@@ -15,9 +15,11 @@ import {
   upstream,
 } from './openapi-parts.ts';
 import {
+  API_KEY_HEADER,
   CHANGELOG_DEFAULT_LIMIT,
   CHANGELOG_MAX_LIMIT,
   CROP_YEAR_PARAM,
+  JSON_MEDIA_TYPE,
   RECOVERY_MAILS_PER_HOUR,
   RECOVERY_TOKEN_MINUTES,
   REGISTRATION_BODY_BYTES,
@@ -48,11 +50,11 @@ export function operations(ids: string[], liveKeyCap: number) {
       summary: 'Get a free API key',
       description:
         'Issues a free API key to an e-mail address; the key is shown only in this answer. Registering again ' +
-        'issues another key and revokes nothing; send a live key of the same account in X-API-Key to replace ' +
+        `issues another key and revokes nothing; send a live key of the same account in ${API_KEY_HEADER} to replace ` +
         `it (a rotation). An account holds at most ${liveKeyCap} live keys.`,
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: ref('RegistrationRequest') } },
+        content: { [JSON_MEDIA_TYPE]: { schema: ref('RegistrationRequest') } },
       },
       responses: {
         '201': jsonBody('Registration', 'the new key, shown only this once'),
@@ -63,7 +65,7 @@ export function operations(ids: string[], liveKeyCap: number) {
             `a key back by mail (POST ${ROUTES.recover.path})`,
         ),
         '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', 'the body is not application/json'),
+        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
         '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
       },
@@ -78,12 +80,12 @@ export function operations(ids: string[], liveKeyCap: number) {
         `(POST ${ROUTES.recoverConfirm.path}, or the button on the page it opens). The answer is the same for ` +
         'every well-formed address, whether an account holds it or not, and no mail goes to one that none ' +
         `holds. At most ${RECOVERY_MAILS_PER_HOUR} mails an hour to one address; a newer link replaces an older one.`,
-      requestBody: { required: true, content: { 'application/json': { schema: ref('RecoveryRequest') } } },
+      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: ref('RecoveryRequest') } } },
       responses: {
         '202': jsonBody('RecoveryAccepted', 'accepted: a mail goes out when an account holds the address'),
         '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
         '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', 'the body is not application/json'),
+        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
         '429': {
           ...jsonBody('Error', 'too many recovery mails for this e-mail address, or from this network address'),
           headers: retryAfter,
@@ -98,7 +100,7 @@ export function operations(ids: string[], liveKeyCap: number) {
       description:
         "Uses the token of a recovery mail's link: every live key of the account is revoked and one new key is " +
         'issued, shown only in this answer. A token works once, until it expires or a newer one is sent.',
-      requestBody: { required: true, content: { 'application/json': { schema: ref('RecoveryConfirmRequest') } } },
+      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: ref('RecoveryConfirmRequest') } } },
       responses: {
         '201': jsonBody('Registration', 'the new key, shown only this once; the earlier keys are revoked'),
         '400': jsonBody(
@@ -108,7 +110,7 @@ export function operations(ids: string[], liveKeyCap: number) {
             `replaced by a newer one (recovery_token_superseded); nothing changed. Or ${keyInUrl}`,
         ),
         '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', 'the body is not application/json'),
+        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
         '429': { ...jsonBody('Error', 'too many attempts from this network address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable or cannot write'), headers: retryAfter },
       },
@@ -116,14 +118,14 @@ export function operations(ids: string[], liveKeyCap: number) {
     revokeKey: {
       operationId: 'revokeCurrentKey',
       tag: 'keys',
-      summary: 'Revoke the key sent in X-API-Key',
+      summary: `Revoke the key sent in ${API_KEY_HEADER}`,
       description:
         'Revokes the key the request is sent with: from then on it is refused with 401. ' +
         'Other keys of the account go on working.',
       responses: {
         '204': { description: 'revoked' },
         '400': jsonBody('Error', keyInUrl),
-        '401': { ...unauthorised, description: 'missing, malformed, unknown or already revoked X-API-Key' },
+        '401': { ...unauthorised, description: `missing, malformed, unknown or already revoked ${API_KEY_HEADER}` },
         '503': storeDown,
       },
     },
@@ -202,7 +204,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           description: 'OpenAPI 3.1 document',
           headers: etagHeader,
           content: {
-            'application/json': {
+            [JSON_MEDIA_TYPE]: {
               schema: {
                 type: 'object',
                 required: ['openapi', 'info', 'paths'],

@@ -1,11 +1,11 @@
 // The pieces the OpenAPI document's operations share: bodies, headers, and the error answers
 // every data operation can give (docs/contract.md, Errors and HTTP).
-import { ROUTES } from './site-format.ts';
+import { API_KEY_HEADER, AUTH_CHALLENGE, JSON_MEDIA_TYPE, ROUTES, rateLimitPolicy } from './site-format.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const jsonBody = (schema: string, description: string) => ({
   description,
-  content: { 'application/json': { schema: ref(schema) } },
+  content: { [JSON_MEDIA_TYPE]: { schema: ref(schema) } },
 });
 export const header = (description: string, type = 'integer') => ({ description, schema: { type } });
 
@@ -15,12 +15,12 @@ export const rateHeaders = {
   'X-RateLimit-Used': header('requests counted in the current window'),
   'X-RateLimit-Reset': header('when the window resets, in epoch seconds'),
   RateLimit: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
-  'RateLimit-Policy': header('IETF draft form: "default";q=<limit>;w=3600', 'string'),
+  'RateLimit-Policy': header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
 };
 export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
 export const dataHeaders = { ...etagHeader, ...rateHeaders };
 
-export const keyInUrl = 'an API key in the URL (keys are accepted only in X-API-Key; replace such a key)';
+export const keyInUrl = `an API key in the URL (keys are accepted only in ${API_KEY_HEADER}; replace such a key)`;
 /** UPSTREAM_URL mode: the bodies come from a static origin. */
 export const upstream = {
   '502': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies failed'),
@@ -32,8 +32,11 @@ export const storeDown = {
   headers: retryAfter,
 };
 export const unauthorised = {
-  ...jsonBody('Error', `missing, malformed, unknown or revoked X-API-Key; register at POST ${ROUTES.register.path}`),
-  headers: { 'WWW-Authenticate': header('ApiKey realm="grain-grading-tables", header="X-API-Key"', 'string') },
+  ...jsonBody(
+    'Error',
+    `missing, malformed, unknown or revoked ${API_KEY_HEADER}; register at POST ${ROUTES.register.path}`,
+  ),
+  headers: { 'WWW-Authenticate': header(AUTH_CHALLENGE, 'string') },
 };
 export const preconditionFailed = jsonBody('Error', 'If-Match names no current representation (strong comparison)');
 const errors = {

@@ -3,8 +3,14 @@
 // Statuses and headers follow docs/contract.md; HEAD is declared wherever GET is.
 import { headOf, operations } from './openapi-operations.ts';
 import { componentsOf, responseSchemas } from './schema/responses.ts';
-import { LIVE_KEYS_PER_ACCOUNT, type Method, ROUTE_NAMES, ROUTES } from './site-format.ts';
-import { SCHEMA_VERSION } from './types.ts';
+import {
+  API_KEY_HEADER,
+  LIVE_KEYS_PER_ACCOUNT,
+  type Method,
+  ROUTE_NAMES,
+  ROUTES,
+  SCHEMA_VERSION,
+} from './site-format.ts';
 import type { Dataset } from './validate.ts';
 
 /** Whose the tables are, and what this project does not claim about their reuse. */
@@ -49,12 +55,12 @@ export function buildOpenApi(ds: Dataset) {
     },
     servers: [{ url: '/', description: 'the origin that serves this document' }],
     tags: [
-      { name: 'data', description: 'The grading tables and the changelog (X-API-Key)' },
+      { name: 'data', description: `The grading tables and the changelog (${API_KEY_HEADER})` },
       { name: 'keys', description: 'Free self-serve API keys' },
       { name: 'service', description: 'The service itself (no key)' },
     ],
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } },
       schemas: componentsOf(responseSchemas),
     },
     paths: paths(ds.grains.map((g) => g.grain_id)),

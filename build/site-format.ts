@@ -1,10 +1,13 @@
 // THE contract between the build and the gateway: how a published site is laid out, what its
 // manifest and pointer hold, and the canonical key of every route. Both sides import this file;
-// the gateway imports nothing else from build/ (test/layout.test.ts holds it to that). No imports.
+// the gateway imports nothing else from build/ (test/layout.test.ts holds it to that). It imports
+// only the parts it re-exports (page-slots.ts), which import nothing.
 //
 //   <site>/current.json                  the pointer: which build is live (replaced by rename)
 //   <site>/builds/<build_id>/manifest.json
-//   <site>/builds/<build_id>/bodies/<hash>.json[.br|.gz]
+//   <site>/builds/<build_id>/bodies/<hash>.<kind>[.br|.gz]   (kind: BODY_TYPES, what the body is)
+
+export * from './page-slots.ts';
 
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
@@ -48,6 +51,20 @@ export interface Manifest {
   routes: Record<string, string>;
   bodies: Record<string, BodyEntry>;
 }
+
+/** Every JSON body's `schema_version`, and every JSON answer's type (docs/contract.md, Errors and HTTP). */
+export const SCHEMA_VERSION = '1.0';
+export const JSON_MEDIA_TYPE = 'application/json';
+export const JSON_CONTENT_TYPE = `${JSON_MEDIA_TYPE}; charset=utf-8`;
+/** What a body is, as its file's extension, and the type it is served with. */
+export const BODY_TYPES = {
+  json: JSON_CONTENT_TYPE,
+  html: 'text/html; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+} as const;
+export type BodyKind = keyof typeof BODY_TYPES;
 
 export const ENCODINGS = ['br', 'gzip'] as const;
 export type Encoding = 'identity' | (typeof ENCODINGS)[number];
@@ -188,7 +205,14 @@ export const paramOf = (name: RouteName, path: string) =>
 
 /** The header a key travels in, and the prefix every key starts with (greppable by secret scanners). */
 export const API_KEY_HEADER = 'X-API-Key';
+/** The same header as node:http's request headers name it. */
+export const API_KEY_FIELD = API_KEY_HEADER.toLowerCase();
 export const KEY_PREFIX = 'ggt_';
+/** A 401's challenge (RFC 9110 §11.6.1): the scheme, the realm and the header a key goes in. */
+export const AUTH_CHALLENGE = `ApiKey realm="grain-grading-tables", header="${API_KEY_HEADER}"`;
+/** The limits' window (docs/contract.md, Authentication and limits), and the RateLimit-Policy it states. */
+export const RATE_LIMIT_WINDOW_SECONDS = 3600;
+export const rateLimitPolicy = (limit: number | string) => `"default";q=${limit};w=${RATE_LIMIT_WINDOW_SECONDS}`;
 /** An account's live keys at most. */
 export const LIVE_KEYS_PER_ACCOUNT = 5;
 /** A registration body's bytes at most, and an e-mail address's characters at most. */
@@ -249,45 +273,3 @@ export function cacheClassOf(route: string): CacheClass {
   const name = routeOf(route);
   return name && ROUTES[name].access === 'key' ? 'private' : 'shared';
 }
-
-/**
- * The pages the gateway fills per request (docs/contract.md, The front door): the answers to the
- * front door's form post (ROUTES.registerForm). The build writes them as bodies under these keys
- * (never served as they are); `{{name}}` marks a slot the gateway fills with the HTML-escaped value.
- */
-export const PAGE_TEMPLATES = {
-  /** 201: the key, once. Slots: api_key, origin. */
-  registered: '/_templates/registered',
-  /** An error: the form again with its message. Slots: email, error. */
-  registerError: '/_templates/register-error',
-  /** The recovery page: the form that asks for a mail, with a message. Slots: email, error. */
-  recoverRequest: '/_templates/recover-request',
-  /** A mail's link opened: what using it does, and the button. Slots: token. */
-  recoverConfirm: '/_templates/recover-confirm',
-  /** A mail was asked for (sent only when an account holds the address). Slots: email. */
-  recoverSent: '/_templates/recover-sent',
-} as const;
-export const TEMPLATE_SLOT = /\{\{([a-z_]+)\}\}/g;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-/** Text as HTML text or attribute value: how the build writes pages and the gateway fills slots. */
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** The host examples name when the gateway cannot tell the origin a page was asked from. */
-export const ORIGIN_PLACEHOLDER = 'https://grain.example.net';
-
-/**
- * The slots the build leaves in the pages (PAGE_ROUTES) for the gateway to fill (docs/contract.md,
- * The front door): the origin the page was asked from, per request, and the figures of the
- * deployment's configuration, once per build loaded, so a deployment with other limits documents its own.
- */
-export const PAGE_SLOTS = {
-  origin: '{{origin}}',
-  rateLimitPerHour: '{{rate_limit_per_hour}}',
-  /** An example answer's X-RateLimit-Remaining: the limit less the 3 requests the example has made. */
-  rateLimitRemainingExample: '{{rate_limit_remaining_example}}',
-  registerLimitPerHour: '{{register_limit_per_hour}}',
-} as const;
-
-/** The requests the API reference's example answers have made in their hour (PAGE_SLOTS). */
-export const EXAMPLE_REQUESTS_USED = 3;

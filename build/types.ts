@@ -5,8 +5,6 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { responseSchemas } from './schema/responses.ts';
 import type { changelogFileSchema, grainFileSchema } from './schema/source.ts';
 
-export const SCHEMA_VERSION = '1.0';
-
 type Response<K extends keyof typeof responseSchemas> = FromSchema<(typeof responseSchemas)[K]>;
 
 export type Threshold = Response<'Threshold'>;

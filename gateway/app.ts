@@ -1,7 +1,7 @@
 // The gateway's core, callable without a socket: a request → an answer from the precomputed
 // table, after the key and the hourly limit are checked (docs/contract.md, Authentication and
 // limits). server.ts wires it to node:http. Read top-down: handle → authorised → counted or revalidated → serve.
-import { ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
+import { API_KEY_FIELD, ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
 import { requestOrigin } from './client-address.ts';
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
@@ -164,7 +164,7 @@ export function createApp(opts: AppOptions) {
 
   /** DELETE /api/keys/current: the key sent is revoked (204), and is refused from then on. */
   function revoke(req: GatewayRequest, now: number): Answer {
-    const raw = req.headers['x-api-key'];
+    const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
     if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
     const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(ERRORS.invalidKey));
@@ -214,7 +214,7 @@ export function createApp(opts: AppOptions) {
           return recovery.page(req, now);
       }
       // A data endpoint: the key, then the limit (docs/contract.md, Authentication and limits).
-      const raw = req.headers['x-api-key'];
+      const raw = req.headers[API_KEY_FIELD];
       if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey, head);
       if (typeof raw !== 'string') return errorResponse(ERRORS.invalidKey, head);
       const known = store.cachedAccount(raw);

@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { parseTrustProxy, type TrustProxy } from './client-address.ts';
 
+/** A request's headers' bytes at most (docs/operations.md): past it, 431 (errors.ts says the figure). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
 export interface Config {
   port: number;
   host: string | undefined;
@@ -147,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-    maxHeaderBytes: 16 * 1024,
+    maxHeaderBytes: MAX_HEADER_BYTES,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     publicCacheSeconds: integer(env, 'PUBLIC_CACHE_SECONDS', 300, 0, 86_400),
     accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),

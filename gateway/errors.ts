@@ -6,13 +6,19 @@
 
 import {
   API_KEY_HEADER,
+  AUTH_CHALLENGE,
+  CHANGELOG_MAX_LIMIT,
   EMAIL_MAX_LENGTH,
+  JSON_CONTENT_TYPE,
+  JSON_MEDIA_TYPE,
   LIVE_KEYS_PER_ACCOUNT,
   RECOVERY_MAILS_PER_HOUR,
   RECOVERY_TOKEN_MINUTES,
   REGISTRATION_BODY_BYTES,
   ROUTES,
+  SCHEMA_VERSION,
 } from '../build/site-format.ts';
+import { MAX_HEADER_BYTES } from './config.ts';
 import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
 export class HttpError extends Error {
@@ -34,7 +40,7 @@ export class HttpError extends Error {
 }
 
 /** docs/contract.md, Errors and HTTP: a 401 names its scheme; RFC 9110 §11.6.1 asks for the challenge. */
-const CHALLENGE = { 'WWW-Authenticate': `ApiKey realm="grain-grading-tables", header="${API_KEY_HEADER}"` };
+const CHALLENGE = { 'WWW-Authenticate': AUTH_CHALLENGE };
 
 /**
  * How long a client waits when the store cannot write (no space, read-only): long enough for an
@@ -70,7 +76,7 @@ export const ERRORS = {
   // Paths and queries (docs/contract.md, Errors and HTTP)
   unknownGrain: new HttpError(404, `Grain id not found. GET ${ROUTES.grains.path} lists the available grain ids.`),
   notFound: new HttpError(404, `Not found. The API is described at GET ${ROUTES.openapi.path}.`),
-  badLimit: new HttpError(400, 'limit must be a whole number from 1 to 100.'),
+  badLimit: new HttpError(400, `limit must be a whole number from 1 to ${CHANGELOG_MAX_LIMIT}.`),
   repeatedParam: new HttpError(400, 'A query parameter is repeated; send each parameter once.'),
   badCropYear: new HttpError(400, 'crop_year must be a crop year written like 2025/26 (the slash may be sent as %2F).'),
   unknownCropYear: new HttpError(
@@ -139,7 +145,7 @@ export const ERRORS = {
     'A newer recovery link was sent to this address since, and only the newest one works: use the link in the ' +
       'latest mail.',
   ),
-  unsupportedType: new HttpError(415, 'Send the body as JSON (Content-Type: application/json).'),
+  unsupportedType: new HttpError(415, `Send the body as JSON (Content-Type: ${JSON_MEDIA_TYPE}).`),
   unsupportedFormType: new HttpError(
     415,
     "The service's forms post as application/x-www-form-urlencoded; " +
@@ -179,7 +185,7 @@ export const ERRORS = {
   internal: new HttpError(500, 'Internal error.'),
   // What never becomes a request: written straight to the socket by server.ts
   badHttp: new HttpError(400, 'The request is not valid HTTP.'),
-  headersTooLarge: new HttpError(431, 'The request headers are larger than 16 KiB.'),
+  headersTooLarge: new HttpError(431, `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`),
   requestTimeout: new HttpError(408, 'The request took too long to arrive.'),
   connectNotAllowed: new HttpError(405, 'Method not allowed.'),
 } as const;
@@ -205,13 +211,15 @@ export const MESSAGES = Object.fromEntries(Object.entries(ERRORS).map(([name, e]
 };
 
 export const errorBody = (err: HttpError) =>
-  Buffer.from(JSON.stringify({ error: err.message, status: err.status, code: err.code, schema_version: '1.0' }));
+  Buffer.from(
+    JSON.stringify({ error: err.message, status: err.status, code: err.code, schema_version: SCHEMA_VERSION }),
+  );
 
 /** An error answer written straight to a socket, for what never becomes a request (bad HTTP, CONNECT). */
 export function rawErrorResponse(err: HttpError, statusText: string): string {
   const body = errorBody(err);
   return (
-    `HTTP/1.1 ${err.status} ${statusText}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${err.status} ${statusText}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
     `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`
   );
 }

@@ -7,10 +7,9 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { EXAMPLE_REQUESTS_USED, escapeHtml, PAGE_SLOTS, TEMPLATE_SLOT } from '../build/site-format.ts';
+import { EXAMPLE_REQUESTS_USED, fillSlots, type SlotValues, TEMPLATE_SLOT } from '../build/site-format.ts';
 import type { Resource, Variant } from './resource.ts';
 
-const ORIGIN_SLOT = 'origin';
 const ORIGINS_KEPT = 32;
 /** Pages compressed per request: a burst, then one a second; past it they are answered plain. */
 const COMPRESS_BURST = 16;
@@ -30,10 +29,10 @@ export interface PageTemplate {
 /** A page's text → its template: every figure slot filled (values are digits), the origin left a slot. */
 export function pageTemplate(
   text: string,
-  figures: Readonly<Record<string, string>>,
+  figures: Partial<SlotValues>,
   variantOf: PageTemplate['variantOf'],
 ): PageTemplate {
-  const withFigures = text.replace(TEMPLATE_SLOT, (slot, name: string) => figures[name] ?? slot);
+  const withFigures = fillSlots(text.split(TEMPLATE_SLOT), figures);
   const filled = new LRUCache<string, Resource>({ max: ORIGINS_KEPT });
   return { parts: withFigures.split(TEMPLATE_SLOT), variantOf, filled, budget: COMPRESS_BURST, budgetAt: 0 };
 }
@@ -67,7 +66,7 @@ export function filledPage(page: PageTemplate, origin: string, now: number): Res
 
 /** The page filled with `origin`, plain or with its compressed forms (reusing a plain one made before). */
 export function pageResource(page: PageTemplate, origin: string, compress: boolean, plain?: Resource): Resource {
-  const body = plain?.identity.body ?? fill(page, origin);
+  const body = plain?.identity.body ?? Buffer.from(fillSlots(page.parts, { origin }));
   const identity = plain?.identity ?? page.variantOf(body, `"${sha(body)}"`, null);
   if (!compress) return { identity, etags: new Set([identity.etag]) };
   const tag = identity.etag.slice(1, -1);
@@ -82,23 +81,13 @@ export function pageResource(page: PageTemplate, origin: string, compress: boole
 
 const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 32);
 
-/** The origin in its slots; a slot of another name (a build newer than this gateway) stays as it is. */
-function fill(page: PageTemplate, origin: string): Buffer {
-  const value = escapeHtml(origin);
-  let text = '';
-  for (let i = 0; i < page.parts.length; i++) {
-    const part = page.parts[i]!;
-    text += i % 2 === 0 ? part : part === ORIGIN_SLOT ? value : `{{${part}}}`;
-  }
-  return Buffer.from(text);
-}
+type PageFigures = SlotValues<'rate_limit_per_hour' | 'rate_limit_remaining_example' | 'register_limit_per_hour'>;
 
-/** The figures' slot names and values from the configured limits (PAGE_SLOTS). */
-export function pageFigures(limits: { rateLimitPerHour: number; registerLimitPerHour: number }) {
-  const name = (slot: string) => slot.slice(2, -2);
+/** The figures' slots and values from the configured limits. */
+export function pageFigures(limits: { rateLimitPerHour: number; registerLimitPerHour: number }): PageFigures {
   return {
-    [name(PAGE_SLOTS.rateLimitPerHour)]: String(limits.rateLimitPerHour),
-    [name(PAGE_SLOTS.rateLimitRemainingExample)]: String(Math.max(0, limits.rateLimitPerHour - EXAMPLE_REQUESTS_USED)),
-    [name(PAGE_SLOTS.registerLimitPerHour)]: String(limits.registerLimitPerHour),
+    rate_limit_per_hour: String(limits.rateLimitPerHour),
+    rate_limit_remaining_example: String(Math.max(0, limits.rateLimitPerHour - EXAMPLE_REQUESTS_USED)),
+    register_limit_per_hour: String(limits.registerLimitPerHour),
   };
 }

@@ -3,6 +3,7 @@
 // It always names the build served and any newer build refused (docs/contract.md, Health;
 // docs/operations.md "When something goes wrong"). The body is rebuilt only when something it says changed.
 
+import { SCHEMA_VERSION } from '../build/site-format.ts';
 import type { Mailer } from './mail.ts';
 import { type GatewayResponse, jsonResponse } from './responses.ts';
 import type { SiteHolder } from './site-watch.ts';
@@ -49,7 +50,7 @@ export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer[
       dataset_version: served.datasetVersion,
       build_id: served.buildId,
       refused_build: refused ? { build_id: refused.buildId, reason: refused.reason } : null,
-      schema_version: '1.0',
+      schema_version: SCHEMA_VERSION,
     };
     return Buffer.from(JSON.stringify(fields));
   }

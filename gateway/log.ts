@@ -1,6 +1,8 @@
 // One JSON line per request (method, path, status, duration, account id) and per event. Lines are
 // buffered and written together, off the request's path. Nothing that could hold a key is logged:
 // no headers, no query string, and key-shaped text in a path is masked.
+import { KEY_PREFIX } from '../build/site-format.ts';
+
 export type LogFn = (fields: Record<string, unknown>) => void;
 
 /** What a request's line says; the server's request object carries these once it has answered. */
@@ -17,11 +19,11 @@ export interface RequestLine {
   now?: number;
 }
 
-const KEY_SHAPED = /ggt_[A-Za-z0-9_-]*/g;
+const KEY_SHAPED = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]*`, 'g');
 export const safePath = (url: string) => {
   const q = url.indexOf('?');
   const path = (q < 0 ? url : url.slice(0, q)).slice(0, 512);
-  return path.includes('ggt_') ? path.replace(KEY_SHAPED, 'ggt_[redacted]') : path;
+  return path.includes(KEY_PREFIX) ? path.replace(KEY_SHAPED, `${KEY_PREFIX}[redacted]`) : path;
 };
 
 /**
@@ -40,7 +42,7 @@ function methodAndPath(method: string, url: string): Buffer {
   const kept = byPath?.get(path);
   if (kept !== undefined) return kept;
   const part = Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`);
-  if (path.length > 512 || path.includes('ggt_')) return part;
+  if (path.length > 512 || path.includes(KEY_PREFIX)) return part;
   if (!byPath) {
     if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
     byPath = new Map();

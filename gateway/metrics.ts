@@ -10,7 +10,7 @@ import { ROUTE_NAMES, ROUTES, type RouteName, routeOf } from '../build/site-form
 import type { Mailer, MailOutcome } from './mail.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { WRITE_FAILURES } from './store/store-status.ts';
-import type { Store, StoreObserver, StoreOperation } from './store/types.ts';
+import { STORE_OPERATIONS, type Store, type StoreObserver } from './store/types.ts';
 
 /** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
 export const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
@@ -27,7 +27,6 @@ export function labelOf(url: string): number {
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 /** Store operations, seconds: a SQLite query or a Redis round trip. */
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1];
-const OPERATIONS: StoreOperation[] = ['find_key', 'count', 'register', 'revoke', 'recover', 'checkpoint', 'live_keys'];
 
 const MAIL_OUTCOMES: MailOutcome[] = ['sent', 'failed', 'given_up'];
 
@@ -104,8 +103,8 @@ export function createMetrics(opts: MetricsOptions) {
 
   const statuses = ROUTE_LABELS.map(() => new Float64Array(600));
   const durations = ROUTE_LABELS.map(() => new Series(REQUEST_BUCKETS));
-  const storeTimes = OPERATIONS.map(() => new Series(STORE_BUCKETS));
-  const storeErrors = OPERATIONS.map(() => 0);
+  const storeTimes = STORE_OPERATIONS.map(() => new Series(STORE_BUCKETS));
+  const storeErrors = STORE_OPERATIONS.map(() => 0);
   const countOf = (route: RouteName, status: number) => statuses[INDEX.get(route)!]![status]!;
   let storeKind = 'none';
 
@@ -160,14 +159,14 @@ export function createMetrics(opts: MetricsOptions) {
     ],
   );
   registerHistogram(registry, 'gateway_store_operation_duration_seconds', 'Store operations, by store and kind.', () =>
-    storeTimes.map((s, i) => [{ store: storeKind, operation: OPERATIONS[i]! }, s]),
+    storeTimes.map((s, i) => [{ store: storeKind, operation: STORE_OPERATIONS[i]! }, s]),
   );
   counter(
     registry,
     'gateway_store_errors_total',
     'Store operations that failed, by store and kind.',
     ['store', 'operation'],
-    () => OPERATIONS.map((operation, i) => [{ store: storeKind, operation }, storeErrors[i]!]),
+    () => STORE_OPERATIONS.map((operation, i) => [{ store: storeKind, operation }, storeErrors[i]!]),
   );
 
   return {
@@ -180,7 +179,7 @@ export function createMetrics(opts: MetricsOptions) {
     },
     /** The stores' observer (store/types.ts). */
     store: ((operation, seconds, failed) => {
-      const i = OPERATIONS.indexOf(operation);
+      const i = STORE_OPERATIONS.indexOf(operation);
       storeTimes[i]!.observe(seconds);
       if (failed) storeErrors[i]!++;
     }) as StoreObserver,

@@ -1,7 +1,8 @@
 // The rate-limit headers of an answer (docs/contract.md, Authentication and limits): X-RateLimit-*
 // and the IETF draft pair, after the answer's own headers. Built from templates kept per base list,
 // so a request fills in only what is its own; the window arithmetic is rate-limit.ts's.
-import { type Decision, retryAfterSeconds, WINDOW_MS } from './rate-limit.ts';
+import { rateLimitPolicy } from '../build/site-format.ts';
+import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
 /**
  * The rate-limit headers of a response, as a template per base list (a variant's headers, kept
@@ -22,7 +23,7 @@ function buildTemplate(base: readonly string[], limit: number, retryAfter: boole
   const remaining = slot('X-RateLimit-Remaining');
   const used = slot('X-RateLimit-Used');
   const reset = slot('X-RateLimit-Reset');
-  slot('RateLimit-Policy', `"default";q=${limit};w=${WINDOW_MS / 1000}`);
+  slot('RateLimit-Policy', rateLimitPolicy(limit));
   const rateLimit = slot('RateLimit');
   return { headers, slots: { retryAfter: retryAfterSlot, remaining, used, reset, rateLimit } };
 }

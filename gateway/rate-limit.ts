@@ -2,8 +2,9 @@
 // Authentication and limits): pure arithmetic with an injected time. The rest of the rate limit
 // has a file each: the headers an answer carries (rate-limit-headers.ts), the windows one process
 // holds (store/memory-limiter.ts) and the windows Redis holds (store/redis-limiter.ts).
+import { RATE_LIMIT_WINDOW_SECONDS } from '../build/site-format.ts';
 
-export const WINDOW_MS = 3_600_000;
+export const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
 
 export interface WindowState {
   start: number;

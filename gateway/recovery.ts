@@ -11,11 +11,11 @@
 import {
   EMAIL_MAX_LENGTH,
   ORIGIN_PLACEHOLDER,
-  PAGE_TEMPLATES,
   RECOVERY_ACCEPTED_MESSAGE,
   RECOVERY_LINK_PARAM,
   RECOVERY_TOKEN_MINUTES,
   ROUTES,
+  SCHEMA_VERSION,
 } from '../build/site-format.ts';
 import { clientAddress, requestOrigin, type TrustProxy } from './client-address.ts';
 import { ERRORS, type HttpError, refuseIfLimited } from './errors.ts';
@@ -124,7 +124,7 @@ export function createRecovery(opts: RecoveryOptions) {
     await accept(req, now, email);
     return jsonResponse(
       202,
-      Buffer.from(JSON.stringify({ email, message: RECOVERY_ACCEPTED_MESSAGE, schema_version: '1.0' })),
+      Buffer.from(JSON.stringify({ email, message: RECOVERY_ACCEPTED_MESSAGE, schema_version: SCHEMA_VERSION })),
     );
   }
 
@@ -133,7 +133,7 @@ export function createRecovery(opts: RecoveryOptions) {
     if (!isJson(req)) throw ERRORS.unsupportedType;
     const token = readJsonString(await readBody(req), 'token', ERRORS.badRecoveryJson);
     const r = await useToken(req, now, token);
-    const body = { api_key: r.key, email: r.account.email, schema_version: '1.0' };
+    const body = { api_key: r.key, email: r.account.email, schema_version: SCHEMA_VERSION };
     return jsonResponse(201, Buffer.from(JSON.stringify(body)), { account: r.account.id });
   }
 
@@ -143,7 +143,7 @@ export function createRecovery(opts: RecoveryOptions) {
     head = false,
     extra: string[] = [],
   ) => {
-    const r = pageResponse(status, fillPage(opts.site.current, PAGE_TEMPLATES.recoverRequest, values), extra);
+    const r = pageResponse(status, fillPage(opts.site.current, 'recoverRequest', values), extra);
     return head ? { ...r, body: null } : r;
   };
 
@@ -158,13 +158,13 @@ export function createRecovery(opts: RecoveryOptions) {
       if (tokens.length > 0) {
         const r = await useToken(req, now, tokens.length === 1 ? tokens[0]! : '');
         const origin = requestOrigin(req, opts.trustProxy, ORIGIN_PLACEHOLDER);
-        const page = fillPage(opts.site.current, PAGE_TEMPLATES.registered, { api_key: r.key, origin });
+        const page = fillPage(opts.site.current, 'registered', { api_key: r.key, origin });
         return pageResponse(201, page, [], r.account.id);
       }
       typed = fields.get('email') ?? '';
       const email = readFormEmail(fields);
       await accept(req, now, email);
-      return pageResponse(202, fillPage(opts.site.current, PAGE_TEMPLATES.recoverSent, { email }));
+      return pageResponse(202, fillPage(opts.site.current, 'recoverSent', { email }));
     } catch (err) {
       const e = formError(err);
       return requestPage(
@@ -184,7 +184,7 @@ export function createRecovery(opts: RecoveryOptions) {
     if (token === null) return requestPage(200, { email: '', error: '' }, head);
     if (!isWellFormedRecoveryToken(token))
       return requestPage(400, { email: '', error: ERRORS.recoveryTokenUnknown.message }, head);
-    const r = pageResponse(200, fillPage(opts.site.current, PAGE_TEMPLATES.recoverConfirm, { token }));
+    const r = pageResponse(200, fillPage(opts.site.current, 'recoverConfirm', { token }));
     return head ? { ...r, body: null } : r;
   }
 

@@ -6,7 +6,7 @@
 // The front door's form posts the same as application/x-www-form-urlencoded to a route of its own
 // (site-format.ts, registerForm), under the same rules, and is answered with a page: the key once,
 // or the form again with the error. The API's operation stays JSON only.
-import { EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, PAGE_TEMPLATES, REGISTRATION_BODY_BYTES } from '../build/site-format.ts';
+import { API_KEY_FIELD, EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, SCHEMA_VERSION } from '../build/site-format.ts';
 import { clientAddress, requestOrigin, type TrustProxy } from './client-address.ts';
 import { ERRORS, type HttpError, refuseIfLimited } from './errors.ts';
 import { fillPage, formError, pageResponse } from './form-pages.ts';
@@ -28,13 +28,11 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     const limited = (d: Decision, error: HttpError) => refuseIfLimited(d, error, now);
     limited(await store.registrationAttempts.hit(address, now), ERRORS.registerAttemptsLimited);
     limited(await store.registrations.peek(address, now), ERRORS.registerLimited);
-    const length = req.headers['content-length'];
-    if (typeof length === 'string' && Number(length) > REGISTRATION_BODY_BYTES) throw ERRORS.tooLarge;
     const address_ = await email();
     limited(await store.registrations.hit(address, now), ERRORS.registerLimited);
     // A live key of the same account sent with the registration is replaced by the new one (a
     // rotation); any other key sent is ignored: registering revokes nothing else.
-    const presented = req.headers['x-api-key'];
+    const presented = req.headers[API_KEY_FIELD];
     const rotate = typeof presented === 'string' && isWellFormedKey(presented) ? hashKey(presented) : null;
     const key = generateKey();
     const account = await store.register(address_, hashKey(key), now, rotate);
@@ -48,7 +46,7 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     // (text/plain needs no CORS preflight) and must not spend its visitors' address's attempts
     if (!isJson(req)) throw ERRORS.unsupportedType;
     const r = await issue(req, now, async () => readEmail(await readBody(req)));
-    const body = Buffer.from(JSON.stringify({ api_key: r.key, email: r.email, schema_version: '1.0' }));
+    const body = Buffer.from(JSON.stringify({ api_key: r.key, email: r.email, schema_version: SCHEMA_VERSION }));
     return jsonResponse(201, body, { account: r.account.id });
   }
 
@@ -63,14 +61,14 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
         typed = fields.get('email') ?? '';
         return readFormEmail(fields);
       });
-      const page = fillPage(opts.site.current, PAGE_TEMPLATES.registered, {
+      const page = fillPage(opts.site.current, 'registered', {
         api_key: r.key,
         origin: requestOrigin(req, opts.trustProxy, ORIGIN_PLACEHOLDER),
       });
       return pageResponse(201, page, [], r.account.id);
     } catch (err) {
       const e = formError(err);
-      const page = fillPage(opts.site.current, PAGE_TEMPLATES.registerError, {
+      const page = fillPage(opts.site.current, 'registerError', {
         email: typed.slice(0, EMAIL_MAX_LENGTH),
         error: e.message,
       });

@@ -1,7 +1,7 @@
 // The small bodies the gateway reads (docs/contract.md, Keys and registration; Getting a key back):
 // at most REGISTRATION_BODY_BYTES, as JSON for the API or as a form from the service's own pages.
 // Each reader refuses with a catalogue error and changes nothing.
-import { EMAIL_MAX_LENGTH, REGISTRATION_BODY_BYTES } from '../build/site-format.ts';
+import { EMAIL_MAX_LENGTH, JSON_MEDIA_TYPE, REGISTRATION_BODY_BYTES } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import type { GatewayRequest } from './responses.ts';
 
@@ -11,7 +11,7 @@ const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}
 export const mediaType = (header: string | string[] | undefined) =>
   typeof header === 'string' ? header.split(';', 1)[0]!.trim().toLowerCase() : '';
 
-export const isJson = (req: GatewayRequest) => mediaType(req.headers['content-type']) === 'application/json';
+export const isJson = (req: GatewayRequest) => mediaType(req.headers['content-type']) === JSON_MEDIA_TYPE;
 export const isForm = (req: GatewayRequest) =>
   mediaType(req.headers['content-type']) === 'application/x-www-form-urlencoded';
 

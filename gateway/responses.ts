@@ -1,5 +1,6 @@
 // The shape of every answer the gateway gives, and the one place answers are built from parts:
 // JSON bodies with their headers, and error answers prepared once per catalogue entry.
+import { JSON_CONTENT_TYPE } from '../build/site-format.ts';
 import { errorBody, type HttpError } from './errors.ts';
 
 export interface GatewayRequest {
@@ -31,11 +32,16 @@ export const response = (
   proxy: string | null = null,
 ): GatewayResponse => ({ status, headers, body, account, proxy });
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
-
 /** A JSON answer that is not a precomputed body (registration, health): never stored by a cache. */
 export function jsonResponse(status: number, body: Buffer, opts: { head?: boolean; account?: string | null } = {}) {
-  const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(body.length), 'Cache-Control', 'no-store'];
+  const headers = [
+    'Content-Type',
+    JSON_CONTENT_TYPE,
+    'Content-Length',
+    String(body.length),
+    'Cache-Control',
+    'no-store',
+  ];
   return response(status, headers, opts.head ? null : body, opts.account ?? null);
 }
 

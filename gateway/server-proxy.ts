@@ -4,8 +4,20 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import httpProxy from 'http-proxy';
+import { API_KEY_FIELD } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import { errorResponse } from './responses.ts';
+
+/** A client's headers the origin never sees: the key, credentials, and the conditions the gateway answers itself. */
+const NOT_FORWARDED = [
+  API_KEY_FIELD,
+  'cookie',
+  'authorization',
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'range',
+];
 
 const { upstreamFailed, upstreamTimeout } = ERRORS;
 
@@ -49,8 +61,7 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
 
   proxy.on('proxyReq', (proxyReq, req) => {
     const p = pending.get(req);
-    for (const h of ['x-api-key', 'cookie', 'authorization', 'if-none-match', 'if-modified-since', 'if-match', 'range'])
-      proxyReq.removeHeader(h);
+    for (const h of NOT_FORWARDED) proxyReq.removeHeader(h);
     proxyReq.setHeader('accept-encoding', 'identity'); // the file is already in the chosen encoding
     proxyReq.on('timeout', () => {
       if (p) p.timedOut = true;

@@ -7,6 +7,7 @@ import {
   type BodyEntry,
   type CacheClass,
   cacheClassOf,
+  JSON_MEDIA_TYPE,
   MANIFEST_FILE,
   type Manifest,
   PAGE_ROUTES,
@@ -91,7 +92,7 @@ export function variantHeaders(
   encoding: string | null,
   serving: { cache: string; publicModule: boolean },
 ): string[] {
-  const json = entry.type.startsWith('application/json');
+  const json = entry.type.startsWith(JSON_MEDIA_TYPE);
   const h = [
     'Content-Type',
     entry.type,

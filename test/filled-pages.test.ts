@@ -6,7 +6,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
-import { ORIGIN_PLACEHOLDER, PAGE_SLOTS, PAGE_TEMPLATES, TEMPLATE_SLOT } from '../build/site-format.ts';
+import {
+  ORIGIN_PLACEHOLDER,
+  PAGE_TEMPLATES,
+  SLOTS,
+  TEMPLATE_SLOT,
+  TEMPLATE_SLOTS,
+  type TemplateName,
+} from '../build/site-format.ts';
 import { get, realSiteDir, request, startTestGateway, type TestGateway, testClock } from './helpers/gateway.ts';
 
 const PAGES = ['/', '/docs', '/grade'];
@@ -135,7 +142,7 @@ describe('pages filled by the gateway', () => {
   });
 
   it('the build leaves only the slots the gateway knows in its pages and templates', () => {
-    const known = new Set([...Object.values(PAGE_SLOTS), '{{api_key}}', '{{email}}', '{{error}}', '{{token}}']);
+    const known = new Set<string>(Object.values(SLOTS));
     const bodies = join(realSiteDir(), 'builds');
     const [build] = readdirSync(bodies);
     const manifest = JSON.parse(readFileSync(join(bodies, build!, 'manifest.json'), 'utf8'));
@@ -145,6 +152,13 @@ describe('pages filled by the gateway', () => {
       const text = readFileSync(join(bodies, build!, entry.identity.file), 'utf8');
       const slots = text.match(new RegExp(TEMPLATE_SLOT.source, 'g')) ?? [];
       for (const slot of slots) assert.ok(known.has(slot), `${route}: ${slot}`);
+    }
+    // each template holds exactly the slots TEMPLATE_SLOTS declares for it, the ones fillPage asks for
+    for (const [name, route] of Object.entries(PAGE_TEMPLATES) as [TemplateName, string][]) {
+      const entry = manifest.bodies[manifest.routes[route]];
+      const text = readFileSync(join(bodies, build!, entry.identity.file), 'utf8');
+      const names = new Set([...text.matchAll(new RegExp(TEMPLATE_SLOT.source, 'g'))].map((m) => m[1]));
+      assert.deepEqual([...names].sort(), [...TEMPLATE_SLOTS[name]].sort(), route);
     }
   });
 });

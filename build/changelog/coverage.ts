@@ -10,7 +10,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PastYears, yearSlug } from '../crop-years.ts';
 import type { DatasetError } from '../load.ts';
-import { type ChangelogEntry, type GrainRecord, SCHEMA_VERSION, type SourceEntry } from '../types.ts';
+import { SCHEMA_VERSION } from '../site-format.ts';
+import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
 import type { RecordBody } from './diff.ts';
 
 export const COVERED_DIR = 'covered';

@@ -3,7 +3,7 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
-import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, grainYearKey, ROUTES } from '../site-format.ts';
+import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, grainYearKey, JSON_MEDIA_TYPE, ROUTES } from '../site-format.ts';
 import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
 
 export interface RateLimit {
@@ -83,7 +83,7 @@ export function createClient(opts: ClientOptions) {
 
   async function get<T>(path: string): Promise<Answer<T>> {
     const cached = opts.cache?.get(path);
-    const headers: Record<string, string> = { [API_KEY_HEADER]: opts.key, Accept: 'application/json' };
+    const headers: Record<string, string> = { [API_KEY_HEADER]: opts.key, Accept: JSON_MEDIA_TYPE };
     if (cached) headers['If-None-Match'] = cached.etag;
     for (let attempt = 0; ; attempt++) {
       let res: Response;

@@ -3,10 +3,11 @@
 import {
   API_KEY_HEADER,
   fileIn,
-  PAGE_SLOTS,
+  JSON_MEDIA_TYPE,
   RECOVERY_TOKEN_PREFIX,
   REGISTRATION_BODY_BYTES,
   ROUTES,
+  SLOTS,
 } from '../site-format.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
@@ -24,9 +25,7 @@ export interface Example {
 
 /** An example command, its host the gateway's slot, marked for the page's script too (the origin it sees). */
 const command = (s: string) =>
-  s
-    .split(PAGE_SLOTS.origin)
-    .map((part, i) => (i ? html`<span class="origin">${PAGE_SLOTS.origin}</span>${part}` : part));
+  s.split(SLOTS.origin).map((part, i) => (i ? html`<span class="origin">${SLOTS.origin}</span>${part}` : part));
 /** Example answers longer than this many lines are folded (a summary that opens them). */
 const FOLD_LINES = 24;
 const anchor = (method: string, path: string) =>
@@ -82,12 +81,12 @@ const FORMS: Record<string, string> = {
 };
 
 function requestBody(op: Json): Html {
-  const schema = op.requestBody.content['application/json'].schema.$ref as string;
+  const schema = op.requestBody.content[JSON_MEDIA_TYPE].schema.$ref as string;
   const body = schema.endsWith('RecoveryConfirmRequest')
     ? `{"token": "${RECOVERY_TOKEN_PREFIX}…"}`
     : '{"email": "you@example.com"}';
   const form = FORMS[op.operationId];
-  return html`<p>Body: JSON <code>${body}</code> (<code>Content-Type: application/json</code>,
+  return html`<p>Body: JSON <code>${body}</code> (<code>Content-Type: ${JSON_MEDIA_TYPE}</code>,
 at most ${REGISTRATION_BODY_BYTES / 1024} KiB).${
     form &&
     html` The service's own pages post the same field without JavaScript to <code>${form}</code>, which answers
@@ -162,7 +161,7 @@ key of the account and issues one new key: whoever reads the mailbox can always 
 <section aria-labelledby="limits">
 <h2 id="limits">Rate limit and syncing</h2>
 <ul>
-<li>Each key may make ${PAGE_SLOTS.rateLimitPerHour} requests in an hour, counted from its first request of the
+<li>Each key may make ${SLOTS.rate_limit_per_hour} requests in an hour, counted from its first request of the
 hour (a fixed window). Every
 authorised answer says where you stand: <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>,
 <code>X-RateLimit-Used</code>, <code>X-RateLimit-Reset</code> (epoch seconds), and <code>RateLimit-Policy</code> /

@@ -7,14 +7,18 @@ import {
   EXAMPLE_REQUESTS_USED,
   GRAIN_LIST_KEY,
   grainKey,
+  JSON_CONTENT_TYPE,
+  JSON_MEDIA_TYPE,
   KEY_PREFIX,
-  PAGE_SLOTS,
   RECOVERY_ACCEPTED_MESSAGE,
   RECOVERY_TOKEN_PREFIX,
   ROUTES,
   type RouteName,
+  rateLimitPolicy,
+  SCHEMA_VERSION,
+  SLOTS,
 } from '../site-format.ts';
-import { type ChangelogEntry, SCHEMA_VERSION } from '../types.ts';
+import type { ChangelogEntry } from '../types.ts';
 import type { Dataset } from '../validate.ts';
 import type { Example } from './docs.ts';
 
@@ -23,23 +27,18 @@ const op = (name: RouteName, method = 'GET') => `${method} ${ROUTES[name].path}`
 
 /** Example answers for the API reference, taken from this build's own data. */
 export function referenceExamples(ds: Dataset): Record<string, Example> {
-  const origin = PAGE_SLOTS.origin;
+  const origin = SLOTS.origin;
   const curl = (path: string) => `curl -H "${API_KEY_HEADER}: $GRAIN_API_KEY" '${origin}${path}'`;
-  const { rateLimitPerHour: limit, rateLimitRemainingExample: remaining } = PAGE_SLOTS;
+  const { rate_limit_per_hour: limit, rate_limit_remaining_example: remaining } = SLOTS;
   const rate = [
     `X-RateLimit-Limit: ${limit}`,
     `X-RateLimit-Remaining: ${remaining}`,
     `X-RateLimit-Used: ${EXAMPLE_REQUESTS_USED}`,
     'X-RateLimit-Reset: 1795352400',
-    `RateLimit-Policy: "default";q=${limit};w=3600`,
+    `RateLimit-Policy: ${rateLimitPolicy(limit)}`,
     `RateLimit: "default";r=${remaining};t=2710`,
   ];
-  const data = [
-    'Content-Type: application/json; charset=utf-8',
-    'ETag: "…"',
-    'Cache-Control: private, no-cache',
-    ...rate,
-  ];
+  const data = [`Content-Type: ${JSON_CONTENT_TYPE}`, 'ETag: "…"', 'Cache-Control: private, no-cache', ...rate];
   const sample = ds.grains.find((g) => g.grain_id === 'CORN_CW') ?? ds.grains[0]!;
   const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
   return {
@@ -60,10 +59,10 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
     [op('changelog')]: changelogExample(sorted, curl, data),
     [op('register', 'POST')]: {
       request:
-        `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' ` +
+        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"email":"you@example.com"}' ` +
         `'${origin}${ROUTES.register.path}'`,
       status: 201,
-      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
       body: {
         api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
         email: 'you@example.com',
@@ -73,19 +72,19 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
     },
     [op('recover', 'POST')]: {
       request:
-        `curl -X POST -H 'Content-Type: application/json' -d '{"email":"you@example.com"}' ` +
+        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"email":"you@example.com"}' ` +
         `'${origin}${ROUTES.recover.path}'`,
       status: 202,
-      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
       body: { email: 'you@example.com', message: RECOVERY_ACCEPTED_MESSAGE, schema_version: SCHEMA_VERSION },
       note: 'The same answer for every address; the mail goes only to an address an account holds.',
     },
     [op('recoverConfirm', 'POST')]: {
       request:
-        `curl -X POST -H 'Content-Type: application/json' -d '{"token":"${RECOVERY_TOKEN_PREFIX}…"}' ` +
+        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"token":"${RECOVERY_TOKEN_PREFIX}…"}' ` +
         `'${origin}${ROUTES.recoverConfirm.path}'`,
       status: 201,
-      headers: ['Content-Type: application/json; charset=utf-8', 'Cache-Control: no-store'],
+      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
       body: {
         api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
         email: 'you@example.com',

@@ -1,5 +1,5 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
-import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, PAGE_SLOTS, ROUTES } from '../site-format.ts';
+import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, ROUTES, SLOTS } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
@@ -24,7 +24,7 @@ Made for grain-handling and grading software that keeps a copy and syncs it now 
 
 <section aria-labelledby="get-key" class="register">
 <h2 id="get-key">Get a free API key</h2>
-<p>Keys are free and issued at once (up to ${PAGE_SLOTS.registerLimitPerHour} an hour from one network address).
+<p>Keys are free and issued at once (up to ${SLOTS.register_limit_per_hour} an hour from one network address).
 Registering again with the same address gives you another key and stops none
 (at most ${LIVE_KEYS_PER_ACCOUNT} live keys per e-mail address); revoke a key with
 <code>DELETE ${ROUTES.revokeKey.path}</code>.</p>
@@ -64,13 +64,13 @@ ${rows}</tbody>
 <h2 id="use">Using it</h2>
 <ul>
 <li>Send your key in the <code>${API_KEY_HEADER}</code> header (below); each key may make
-${PAGE_SLOTS.rateLimitPerHour} requests an hour.</li>
+${SLOTS.rate_limit_per_hour} requests an hour.</li>
 <li>Sync by polling <code>GET ${ROUTES.changelog.path}</code>, and send <code>If-None-Match</code> with the ETag
 you have: a 304 costs nothing.</li>
 <li>On a 429, wait the seconds in <code>Retry-After</code>.</li>
 </ul>
 <pre tabindex="0" aria-label="Example request"><code>curl -H "${API_KEY_HEADER}: $GRAIN_API_KEY" '<span
-class="origin">${PAGE_SLOTS.origin}</span>${grainKey('CWRS')}'</code></pre>
+class="origin">${SLOTS.origin}</span>${grainKey('CWRS')}'</code></pre>
 <p>Every endpoint, with examples: <a href="${ROUTES.docs.path}">API reference</a>.</p>
 </section>`;
   return page({

@@ -1,8 +1,15 @@
 // The recovery pages (docs/contract.md, Getting a key back), as templates the gateway fills
 // (site-format.ts PAGE_TEMPLATES): the form that asks for a mail, the page a mail's link opens (a
 // button: opening it changes nothing), and the answer to the form. Plain forms: no JavaScript
-// needed. The `{{slot}}`s are the gateway's to fill (it escapes what it puts in them).
-import { EMAIL_MAX_LENGTH, fileIn, LIVE_KEYS_PER_ACCOUNT, RECOVERY_TOKEN_MINUTES, ROUTES } from '../site-format.ts';
+// needed. The SLOTS are the gateway's to fill (it escapes what it puts in them).
+import {
+  EMAIL_MAX_LENGTH,
+  fileIn,
+  LIVE_KEYS_PER_ACCOUNT,
+  RECOVERY_TOKEN_MINUTES,
+  ROUTES,
+  SLOTS,
+} from '../site-format.ts';
 import { html, raw } from './html.ts';
 import { page } from './layout.ts';
 
@@ -13,8 +20,8 @@ const links = html`<p><a href="${ROUTES.home.path}">Home</a> · <a href="${ROUTE
  * slots (the recovery page's template); the front door shows it empty.
  */
 export function recoveryForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
-  const email = values === 'slots' ? raw('{{email}}') : values.email;
-  const error = values === 'slots' ? raw('{{error}}') : values.error;
+  const email = values === 'slots' ? raw(SLOTS.email) : values.email;
+  const error = values === 'slots' ? raw(SLOTS.error) : values.error;
   return html`<form id="recover-form" method="post" action="${ROUTES.recoverPage.path}" novalidate>
   <label for="recover-email">The account's e-mail</label>
   <div class="field">
@@ -49,7 +56,7 @@ export function renderRecoverConfirm(): string {
 <p>Pressing the button <strong>revokes every key of this account</strong> (programs that use them get 401 from
 then on) and shows one new key, once. The link works once.</p>
 <form id="recover-confirm" method="post" action="${ROUTES.recoverPage.path}">
-<input type="hidden" name="token" value="${raw('{{token}}')}">
+<input type="hidden" name="token" value="${raw(SLOTS.token)}">
 <button type="submit">Revoke my keys and show a new one</button>
 </form>
 <p class="hint">If you did not ask for this link, close this page: nothing has changed.</p>
@@ -63,7 +70,7 @@ export function renderRecoverSent(): string {
     title: 'Check your mail: grain grading tables',
     description: 'A recovery link is on its way.',
     body: html`<h1 tabindex="-1">Check your mail</h1>
-<p>If an account holds <strong>${raw('{{email}}')}</strong>, a mail with a link is on its way. The link works once,
+<p>If an account holds <strong>${raw(SLOTS.email)}</strong>, a mail with a link is on its way. The link works once,
 for ${RECOVERY_TOKEN_MINUTES} minutes; asking again sends a new one and the older one stops working.</p>
 <p class="hint">No mail? Look in the spam folder, and check the address: we send nothing to an address no account
 holds, and say the same either way so that nobody can learn which addresses have accounts.</p>

@@ -1,17 +1,18 @@
 // The registration form, the same on GET / and on the page answering a refused form post. It
 // posts (never GETs: the address must not enter a URL) as a plain form, so it works without
 // JavaScript, to a route of its own; page.js enhances it in place, posting JSON to the API's route
-// (both paths from the route table, in the form's attributes). `slots` writes the gateway's slots instead of
-// values (the error page's template).
-import { EMAIL_MAX_LENGTH, ROUTES } from '../site-format.ts';
+// (both paths from the route table, and the key's header, in the form's attributes). `slots`
+// writes the gateway's slots instead of values (the error page's template).
+import { API_KEY_HEADER, EMAIL_MAX_LENGTH, ROUTES, SLOTS } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
 
 export function registrationForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
-  const email = values === 'slots' ? raw('{{email}}') : values.email;
-  const error = values === 'slots' ? raw('{{error}}') : values.error;
+  const email = values === 'slots' ? raw(SLOTS.email) : values.email;
+  const error = values === 'slots' ? raw(SLOTS.error) : values.error;
   const invalid = values === 'slots' || values.error ? raw(' aria-invalid="true"') : '';
   return html`<form id="register-form" method="post" action="${ROUTES.registerForm.path}"
-  data-api="${ROUTES.register.path}" data-example="${ROUTES.grains.path}" novalidate>
+  data-api="${ROUTES.register.path}" data-example="${ROUTES.grains.path}" data-key-header="${API_KEY_HEADER}"
+  novalidate>
   <label for="email">E-mail address</label>
   <div class="field">
     <input id="email" name="email" type="email" autocomplete="email" required aria-describedby="email-error email-hint"

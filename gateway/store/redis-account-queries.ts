@@ -1,6 +1,7 @@
 // The operators' view of the accounts in Redis (npm run accounts, scripts/accounts.ts): list, show
 // and revoke, read and written with the same keys and scripts as the gateway's store (redis.ts).
 import type { Scripted } from './redis-client.ts';
+import { redisKeys } from './redis-keys.ts';
 import type { AccountQueries, AccountRow } from './types.ts';
 
 /** The operators' queries (also used by scripts/accounts.ts). */
@@ -10,16 +11,17 @@ export function redisAccountQueries(
 ): {
   [K in keyof AccountQueries]: (...a: Parameters<AccountQueries[K]>) => Promise<Awaited<ReturnType<AccountQueries[K]>>>;
 } {
+  const keyOf = redisKeys(prefix);
   const num = (v: string | undefined) => (v === undefined ? null : Number(v));
   const row = async (id: string): Promise<AccountRow | null> => {
-    const h = await client.hgetall(`${prefix}account:${id}`);
+    const h = await client.hgetall(keyOf.account(id));
     if (!h.email) return null;
-    const keyIds = await client.smembers(`${prefix}account-keys:${id}`); // every key it was issued
+    const keyIds = await client.smembers(keyOf.accountKeys(id)); // every key it was issued
     const keys = await Promise.all(
       keyIds
         .sort((x, y) => Number(x) - Number(y))
         .map(async (kid) => {
-          const k = await client.hgetall(`${prefix}keyinfo:${kid}`);
+          const k = await client.hgetall(keyOf.keyInfo(kid));
           return {
             id: kid,
             created_at: Number(k.created_at),
@@ -33,13 +35,13 @@ export function redisAccountQueries(
   };
   return {
     async list() {
-      const ids = await client.zrange(`${prefix}accounts`, 0, -1);
+      const ids = await client.zrange(keyOf.accounts, 0, -1);
       return (await Promise.all(ids.map(row))).filter((r): r is AccountRow => r !== null);
     },
     async show(email) {
-      const id = await client.get(`${prefix}email:${email}`);
+      const id = await client.get(keyOf.email(email));
       return id ? row(id) : null;
     },
-    revoke: (email, keyId, now) => client.revokeAccount(`${prefix}email:${email}`, now, prefix, keyId ?? ''),
+    revoke: (email, keyId, now) => client.revokeAccount(keyOf.email(email), now, prefix, keyId ?? ''),
   };
 }

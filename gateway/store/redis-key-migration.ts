@@ -2,13 +2,15 @@
 // script that is safe to run twice, so several instances starting together need no coordination;
 // a failed move is tried again at the next connection.
 import type { Scripted } from './redis-client.ts';
+import { redisKeys } from './redis-keys.ts';
 
 export function migrateKeysOnConnect(client: Scripted, prefix: string, log: (fields: Record<string, unknown>) => void) {
+  const k = redisKeys(prefix);
   let migrated = false;
   client.on('ready', () => {
     if (migrated) return;
     migrated = true;
-    client.migrateKeys(`${prefix}accounts`, `${prefix}seq`, `${prefix}seq:key`, prefix).then(
+    client.migrateKeys(k.accounts, k.accountSeq, k.keySeq, prefix).then(
       (n) => n > 0 && log({ event: 'keys_migrated', store: 'redis', keys: n }),
       (err: Error) => {
         migrated = false;

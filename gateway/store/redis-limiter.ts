@@ -4,6 +4,7 @@
 // this instance (redis-outage.ts); registration's windows refuse instead (503).
 import { type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
 import type { Scripted } from './redis-client.ts';
+import { redisKeys } from './redis-keys.ts';
 import type { RedisOutage } from './redis-outage.ts';
 import { unavailable } from './store-status.ts';
 import { type StoreObserver, timed } from './types.ts';
@@ -27,14 +28,15 @@ export function redisLimiter(
   limit: number,
   localFallback: boolean,
 ): Limiter {
-  const { client, prefix, outage } = w;
+  const { client, outage } = w;
+  const k = redisKeys(w.prefix);
   const run = async (subject: string, now: number, count: boolean): Promise<Decision> => {
-    const key = `${prefix}window:${kind}:${subject}`;
+    const key = k.window(kind, subject);
     if (outage.up) {
       try {
         w.beforeWrite();
         // a key's window also records its last use (the operators' list), in the same step
-        const info = kind === 'req' ? `${prefix}keyinfo:${subject}` : key;
+        const info = kind === 'req' ? k.keyInfo(subject) : key;
         const touch = kind === 'req' && count ? '1' : '0';
         const [allowed, used, resetAt] = await timed(w.observe, 'count', () =>
           client.window(key, info, now, limit, WINDOW_MS, count ? '1' : '0', touch),

@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { Decision } from '../rate-limit.ts';
 import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
 import type { Scripted } from './redis-client.ts';
+import { redisKeys } from './redis-keys.ts';
 import { redisUnreachable, StoreStatus } from './store-status.ts';
 
 export interface RedisOutage {
@@ -25,7 +26,8 @@ export function trackOutage(opts: {
   prefix: string;
   log: (fields: Record<string, unknown>) => void;
 }): RedisOutage {
-  const { client, prefix } = opts;
+  const { client } = opts;
+  const k = redisKeys(opts.prefix);
   let everUp = false;
   const status = new StoreStatus();
   status.set('unavailable', redisUnreachable('it has not answered yet'));
@@ -44,7 +46,7 @@ export function trackOutage(opts: {
 
   const addOutageUsage = async (rows: [keyId: string, requests: number, last: number][]) => {
     const results = await Promise.allSettled(
-      rows.map(([keyId, n, last]) => client.addUsage(`${prefix}keyinfo:${keyId}`, n, last)),
+      rows.map(([keyId, n, last]) => client.addUsage(k.keyInfo(keyId), n, last)),
     );
     const tally = (ok: boolean) => {
       const taken = rows.filter((_, i) => (results[i]!.status === 'fulfilled') === ok);

@@ -5,6 +5,7 @@
 //   p recovery-latest:<account id> → the hex of the account's newest token
 // Both expire a day after the token does; until then a used or expired token is answered as such.
 import type { Redis } from 'ioredis';
+import { redisKeys } from './redis-keys.ts';
 import { LIVE_DELTA } from './redis-scripts.ts';
 import type { Recovered } from './types.ts';
 
@@ -90,22 +91,16 @@ export function redisRecovery(
   use(hex: string, keyHex: string, now: number): Promise<Recovered>;
 } {
   const client = redis as RecoveryClient;
+  const k = redisKeys(prefix);
   return {
     issue: (email, hex, now, expiresAt) =>
       guard(async () => {
-        const done = await client.recoveryIssue(
-          `${prefix}email:${email}`,
-          hex,
-          now,
-          expiresAt,
-          prefix,
-          KEPT_AFTER_EXPIRY_MS,
-        );
+        const done = await client.recoveryIssue(k.email(email), hex, now, expiresAt, prefix, KEPT_AFTER_EXPIRY_MS);
         return done === 1;
       }),
     use: (hex, keyHex, now) =>
       guard(async () => {
-        const r = await client.recoveryUse(`${prefix}recovery:${hex}`, `${prefix}seq:key`, now, prefix, keyHex);
+        const r = await client.recoveryUse(k.recovery(hex), k.keySeq, now, prefix, keyHex);
         if (r[0] !== 'ok') return r[0] as Exclude<Recovered, object>;
         return { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) };
       }),

@@ -4,6 +4,7 @@
 // the hashes are kept beside, and a revoked key leaves every instance's memory at once.
 import { LRUCache } from 'lru-cache';
 import type { Scripted } from './redis-client.ts';
+import { redisKeys } from './redis-keys.ts';
 import type { Account } from './types.ts';
 
 export interface VerifiedKey {
@@ -14,13 +15,14 @@ export interface VerifiedKey {
 }
 
 export function verifiedKeys(subscriber: Scripted, prefix: string) {
+  const k = redisKeys(prefix);
   const keyOfHash = new Map<string, string>();
   const verified = new LRUCache<string, VerifiedKey>({
     max: 100_000,
     dispose: (entry) => keyOfHash.delete(entry.hashHex),
   });
-  void subscriber.subscribe(`${prefix}revoked`).catch(() => {});
-  subscriber.on('ready', () => void subscriber.subscribe(`${prefix}revoked`).catch(() => {}));
+  void subscriber.subscribe(k.revoked).catch(() => {});
+  subscriber.on('ready', () => void subscriber.subscribe(k.revoked).catch(() => {}));
   subscriber.on('message', (_channel: string, hashHex: string) => {
     const key = keyOfHash.get(hashHex);
     if (key !== undefined) verified.delete(key);

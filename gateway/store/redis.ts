@@ -16,6 +16,7 @@ import { digestHex, hashKey } from '../keys.ts';
 import { redisAccountQueries } from './redis-account-queries.ts';
 import { connect, writeCoalescer } from './redis-client.ts';
 import { migrateKeysOnConnect } from './redis-key-migration.ts';
+import { redisKeys } from './redis-keys.ts';
 import { redisLimiter } from './redis-limiter.ts';
 import { trackOutage } from './redis-outage.ts';
 import { redisRecovery } from './redis-recovery.ts';
@@ -44,6 +45,7 @@ export interface RedisStoreOptions {
 
 export function openRedisStore(opts: RedisStoreOptions): Store {
   const { prefix, clock } = opts;
+  const k = redisKeys(prefix);
   const client = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
   const beforeWrite = writeCoalescer(client);
   const subscriber = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
@@ -87,7 +89,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       let value: string | null;
       try {
         if (!outage.up) throw new Error('redis is not connected');
-        value = await timed(opts.observe, 'find_key', () => client.get(`${prefix}key:${hex}`));
+        value = await timed(opts.observe, 'find_key', () => client.get(k.key(hex)));
       } catch (err) {
         if (cached && now - cached.at < grace) return cached.account;
         throw unavailable(err);
@@ -110,10 +112,10 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         if (!outage.up) throw new Error('redis is not connected');
         const [id, keyId] = await timed(opts.observe, 'register', () =>
           client.registerKey(
-            `${prefix}email:${email}`,
-            `${prefix}seq`,
-            `${prefix}accounts`,
-            `${prefix}seq:key`,
+            k.email(email),
+            k.accountSeq,
+            k.accounts,
+            k.keySeq,
             email,
             digestHex(digest),
             now,
@@ -129,14 +131,10 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     revokeKey: guarded(async (digest: string, now: number) => {
       if (!outage.up) throw new Error('redis is not connected');
       const hex = digestHex(digest);
-      const revoked = await timed(opts.observe, 'revoke', () =>
-        client.revokeKey(`${prefix}key:${hex}`, now, prefix, hex),
-      );
+      const revoked = await timed(opts.observe, 'revoke', () => client.revokeKey(k.key(hex), now, prefix, hex));
       return revoked === 1;
     }),
-    liveKeys: guarded(() =>
-      timed(opts.observe, 'live_keys', () => client.liveKeys(`${prefix}live-keys`, `${prefix}accounts`, prefix)),
-    ),
+    liveKeys: guarded(() => timed(opts.observe, 'live_keys', () => client.liveKeys(k.liveKeys, k.accounts, prefix))),
     requests: redisLimiter(windows, 'req', opts.rateLimitPerHour, true),
     registrations: redisLimiter(windows, 'reg', opts.registerLimitPerHour, false),
     registrationAttempts: redisLimiter(windows, 'att', opts.registerAttemptsPerHour, false),

@@ -110,7 +110,16 @@ export interface Store extends AccountQueries {
 }
 
 /** The stores' operation names, as GET /metrics labels them. */
-export type StoreOperation = 'find_key' | 'count' | 'register' | 'revoke' | 'recover' | 'checkpoint' | 'live_keys';
+export const STORE_OPERATIONS = [
+  'find_key',
+  'count',
+  'register',
+  'revoke',
+  'recover',
+  'checkpoint',
+  'live_keys',
+] as const;
+export type StoreOperation = (typeof STORE_OPERATIONS)[number];
 
 /** Told of each store operation: how long it took and whether it failed (gateway/metrics.ts). */
 export type StoreObserver = (operation: StoreOperation, seconds: number, failed: boolean) => void;

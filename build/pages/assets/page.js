@@ -97,8 +97,8 @@
       .then(function (r) {
         if (r.status === 201 && r.body && r.body.api_key) {
           keyField.textContent = r.body.api_key;
-          curl.textContent =
-            "curl -H 'X-API-Key: " + r.body.api_key + "' '" + location.origin + form.dataset.example + "'";
+          var header = form.dataset.keyHeader + ': ' + r.body.api_key;
+          curl.textContent = "curl -H '" + header + "' '" + location.origin + form.dataset.example + "'";
           status.textContent = '';
           form.hidden = true;
           result.hidden = false;
