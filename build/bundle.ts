@@ -12,13 +12,13 @@ import { gradeSuiteSchema } from './schema/grade-suite.ts';
 import { fileIn } from './site-format.ts';
 
 /** Route → module source, for each public module. */
-export const CLIENT_MODULES: Record<string, string> = {
+const CLIENT_MODULES: Record<string, string> = {
   [fileIn('client', 'grade.js')]: 'build/client/grade.ts',
   [fileIn('client', 'api.js')]: 'build/client/api.ts',
 };
 
 /** Route → JSON body published beside the modules: the grader's result schema and its conformance suite. */
-export const CLIENT_DATA: Record<string, unknown> = {
+const CLIENT_DATA: Record<string, unknown> = {
   [gradeResultSchema.$id]: gradeResultSchema,
   [fileIn('client', 'grade-suite.json')]: gradeSuite,
   [gradeSuiteSchema.$id]: gradeSuiteSchema,

@@ -10,7 +10,7 @@ const NOT_APPLICABLE = /^(?:n\/a|not applicable)$/i;
 
 const CELL_KEYS = ['type', 'value', 'value_alt', 'note', 'partial_of', 'partial_key'];
 
-export const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
+const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
 
 export interface CellContext {
   direction: Direction;

@@ -7,9 +7,9 @@ export const jsonBody = (schema: string, description: string) => ({
   description,
   content: { [JSON_MEDIA_TYPE]: { schema: ref(schema) } },
 });
-export const header = (description: string, type = 'integer') => ({ description, schema: { type } });
+const header = (description: string, type = 'integer') => ({ description, schema: { type } });
 
-export const rateHeaders = {
+const rateHeaders = {
   'X-RateLimit-Limit': header('requests allowed per window'),
   'X-RateLimit-Remaining': header('requests left in the current window'),
   'X-RateLimit-Used': header('requests counted in the current window'),
@@ -18,7 +18,7 @@ export const rateHeaders = {
   'RateLimit-Policy': header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
 };
 export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
-export const dataHeaders = { ...etagHeader, ...rateHeaders };
+const dataHeaders = { ...etagHeader, ...rateHeaders };
 
 export const keyInUrl = `an API key in the URL (keys are accepted only in ${API_KEY_HEADER}; replace such a key)`;
 /** UPSTREAM_URL mode: the bodies come from a static origin. */

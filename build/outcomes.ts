@@ -36,7 +36,7 @@ const KINDS: [RegExp, OutcomeKind][] = [
 ];
 
 /** One printed outcome → its type, or a sentence saying why it cannot be typed. */
-export function typeOutcome(text: string): Typed | { error: string } {
+function typeOutcome(text: string): Typed | { error: string } {
   const t = plain(text);
   const kind = KINDS.find(([re]) => re.test(t))?.[1];
   if (!kind) {

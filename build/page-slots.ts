@@ -4,7 +4,7 @@
 // which depends on nothing.
 
 /** Every slot: the origin a page was asked from, the deployment's figures, and the form answers' values. */
-export const SLOT_NAMES = [
+const SLOT_NAMES = [
   'origin',
   'rate_limit_per_hour',
   /** An example answer's X-RateLimit-Remaining: the limit less EXAMPLE_REQUESTS_USED. */

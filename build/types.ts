@@ -9,16 +9,11 @@ type Response<K extends keyof typeof responseSchemas> = FromSchema<(typeof respo
 
 export type Threshold = Response<'Threshold'>;
 export type ValueType = Threshold['value_type'];
-export type FallthroughCondition = Response<'FallthroughCondition'>;
 export type FallthroughOutcome = Response<'FallthroughOutcome'>;
 export type OutcomeKind = FallthroughOutcome['kind'];
 export type Factor = Response<'Factor'>;
 export type Direction = Factor['threshold_direction'];
-export type FactorGroup = Response<'FactorGroup'>;
-export type GradeFloorRule = Response<'GradeFloorRule'>;
-export type VarietyTrack = Response<'VarietyTrack'>;
 export type GrainSummary = Response<'GrainSummary'>;
-export type Region = NonNullable<GrainSummary['region']>;
 /** A grain record as compiled; the body adds schema_version in front. */
 export type GrainRecord = Omit<Response<'GrainRecord'>, 'schema_version'>;
 export type ChangelogEntry = Response<'ChangelogEntry'>;

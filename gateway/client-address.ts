@@ -49,7 +49,7 @@ const plain = (address: string) =>
   address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address;
 
 /** Whether the connection comes from a proxy the gateway trusts (its X-Forwarded-* are believed). */
-export function fromTrustedProxy(remote: string | undefined, trust: TrustProxy): boolean {
+function fromTrustedProxy(remote: string | undefined, trust: TrustProxy): boolean {
   if (trust.kind === 'hops') return trust.hops > 0;
   if (trust.kind === 'none' || !remote || !isIP(plain(remote))) return false;
   return trust.list.check(plain(remote), familyOf(plain(remote)));

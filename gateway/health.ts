@@ -9,7 +9,7 @@ import { type GatewayResponse, jsonResponse } from './responses.ts';
 import type { SiteHolder } from './site-watch.ts';
 import type { StoreStatus } from './store/store-status.ts';
 
-export type HealthStatus =
+type HealthStatus =
   | 'ok'
   | 'store_unavailable'
   | 'store_degraded'

@@ -10,8 +10,6 @@
 import * as crypto from 'node:crypto';
 import { KEY_PREFIX, RECOVERY_TOKEN_PREFIX } from '../build/site-format.ts';
 
-export { KEY_PREFIX };
-
 const RANDOM_BYTES = 24; // 192 bits → 32 base64url characters
 const BODY_START = KEY_PREFIX.length;
 const BODY_END = BODY_START + 32;

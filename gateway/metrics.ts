@@ -13,12 +13,12 @@ import { WRITE_FAILURES } from './store/store-status.ts';
 import { STORE_OPERATIONS, type Store, type StoreObserver } from './store/types.ts';
 
 /** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
-export const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
+const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
 const INDEX = new Map<RouteName, number>(ROUTE_NAMES.map((name, i) => [name, i]));
 const OTHER = ROUTE_NAMES.length;
 
 /** A request target's index in ROUTE_LABELS. */
-export function labelOf(url: string): number {
+function labelOf(url: string): number {
   const name = routeOf(url);
   return name === null ? OTHER : INDEX.get(name)!;
 }

@@ -49,7 +49,7 @@ const REFUSED: Record<Exclude<Recovered, object>, HttpError> = {
   superseded: ERRORS.recoveryTokenSuperseded,
 };
 
-export function recoveryMail(email: string, link: string, origin: string): MailMessage {
+function recoveryMail(email: string, link: string, origin: string): MailMessage {
   // Lines under 76 characters, so the mail goes as plain 7-bit text a person can read in the .eml
   const text = [
     'Someone, we hope you, asked for a new API key for',

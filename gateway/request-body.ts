@@ -8,7 +8,7 @@ import type { GatewayRequest } from './responses.ts';
 const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /** A Content-Type's media type, lower-cased, without its parameters. */
-export const mediaType = (header: string | string[] | undefined) =>
+const mediaType = (header: string | string[] | undefined) =>
   typeof header === 'string' ? header.split(';', 1)[0]!.trim().toLowerCase() : '';
 
 export const isJson = (req: GatewayRequest) => mediaType(req.headers['content-type']) === JSON_MEDIA_TYPE;

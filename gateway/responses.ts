@@ -72,9 +72,3 @@ export function preparedError(err: HttpError): PreparedError {
 /** The prepared answer to an error, for GET or HEAD. */
 export const errorResponse = (err: HttpError, head = false): GatewayResponse =>
   head ? preparedError(err).head : preparedError(err).plain;
-
-/** The prepared answer to an error, with headers of this request's own after the prepared ones. */
-export function errorWithHeaders(err: HttpError, extra: readonly string[], head = false): GatewayResponse {
-  const p = preparedError(err);
-  return response(err.status, p.headers.concat(extra), head ? null : p.body);
-}

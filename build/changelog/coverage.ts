@@ -19,7 +19,7 @@ export const ENTRIES_FILE = 'changelog.json';
 export const PAST_DIR = 'past';
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
 
-export interface CoveredRecord {
+interface CoveredRecord {
   /** The id of the newest entry that names the class. */
   covered_by: string;
   /** The record as published then; null once an entry removed the class. */

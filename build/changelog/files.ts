@@ -13,7 +13,7 @@ import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isReche
 import { entryErrors, unloggedChanges } from './guard.ts';
 
 /** changelog.yaml with the entries appended, checked to read back as the old entries and the new. */
-export function appendedChangelog(root: string, entries: SourceEntry[]): string {
+function appendedChangelog(root: string, entries: SourceEntry[]): string {
   const text = readFileSync(join(root, 'changelog.yaml'), 'utf8');
   const next = `${text.endsWith('\n') ? text : `${text}\n`}${entriesYaml(entries)}`;
   const before = (parse(text) as { entries: unknown[] }).entries;
@@ -25,7 +25,7 @@ export function appendedChangelog(root: string, entries: SourceEntry[]): string 
 }
 
 /** Writes every file beside its place, then renames them all in: the changelog last. */
-export function writeDatasetFiles(root: string, coverage: Coverage, changelog?: string) {
+function writeDatasetFiles(root: string, coverage: Coverage, changelog?: string) {
   const dir = join(root, COVERED_DIR);
   mkdirSync(join(dir, PAST_DIR), { recursive: true });
   const files = [...coverageFiles(coverage)].map(([name, text]) => [join(dir, name), text] as const);

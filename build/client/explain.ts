@@ -5,14 +5,14 @@ import type { Factor, Threshold } from '../types.ts';
 import { type Context, check } from './check.ts';
 import type { Rec, Sample } from './sample.ts';
 
-export interface CellShown {
+interface CellShown {
   grade: string;
   /** The cell as printed: `0.04 %`, `no limit`, `n/a`, or the standard's text. */
   text: string;
   state: 'met' | 'failed' | 'missing';
 }
 
-export interface Row {
+interface Row {
   factor_id: string;
   label: string;
   /** What the sample gave: `0.05 %`, a judged grade, or null. */
@@ -32,7 +32,7 @@ interface Answer {
   outcomes: { factor_id: string }[];
 }
 
-export function cellText(f: Factor, t: Threshold | undefined): string {
+function cellText(f: Factor, t: Threshold | undefined): string {
   if (!t || t.value_type === 'not_applicable') return 'n/a';
   if (t.value_type === 'no_limit') return 'no limit';
   if (t.value_type !== 'numeric') return String(t.value);

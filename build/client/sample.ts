@@ -28,7 +28,7 @@ export type Rec = Pick<
 };
 
 /** What a value in a unit can be: a percentage 0 to 100; a test weight above 0 and no heavier than water. */
-export function rangeOf(unit: string): { min: number; above: boolean; max: number | null; text: string } {
+function rangeOf(unit: string): { min: number; above: boolean; max: number | null; text: string } {
   if (unit === '%') return { min: 0, above: false, max: 100, text: 'from 0 to 100 %' };
   if (unit === 'kg/hL') return { min: 0, above: true, max: 100, text: 'more than 0 and at most 100 kg/hL' };
   if (unit === 'g/0.5 L') return { min: 0, above: true, max: 500, text: 'more than 0 and at most 500 g/0.5 L' };

@@ -30,7 +30,7 @@ const COLOURS = ['Yellow', 'White', 'Green', 'Brown', 'Black', 'Red', 'Mixed'];
  */
 const colourWords = (name: string) => name.split(/[\s,()]+/).filter((w) => COLOURS.includes(w));
 
-export const slug = (s: string) =>
+const slug = (s: string) =>
   s
     .toLowerCase()
     .normalize('NFKD')

@@ -1,11 +1,8 @@
 // The shell shared by the service's pages: plain HTML, one stylesheet and one small script that
 // enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
-import { escapeHtml, fileIn, ROUTES } from '../site-format.ts';
+import { fileIn, ROUTES } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
-
-/** For pages not yet written with html`…`; new code interpolates into html`…` instead. */
-export { escapeHtml };
 
 export function page(opts: {
   title: string;

@@ -6,14 +6,14 @@ import { exact, nullableStr, outcomeKindEnum, str } from './parts.ts';
 
 const gradeName = { type: 'string', minLength: 1, pattern: '^(?!Not stated)' } as const;
 
-export const GradeLimiting = exact({
+const GradeLimiting = exact({
   factor_id: str,
   value: { type: ['number', 'string', 'null'], description: 'what the sample gave: a number, a judged grade, or null' },
   limit: { type: ['number', 'string', 'null'], description: "the cell's value at that grade" },
   grade: { ...str, description: 'the grade whose cell the factor failed' },
 });
 
-export const GradeOutcome = exact({
+const GradeOutcome = exact({
   factor_id: str,
   kind: outcomeKindEnum,
   grade: { type: ['string', 'null'], pattern: '^(?!Not stated)', description: 'null where the page states none' },
@@ -21,7 +21,7 @@ export const GradeOutcome = exact({
   note: { ...nullableStr, description: "a footnote's instruction that goes with the grade" },
 });
 
-export const JudgmentNeeded = exact({
+const JudgmentNeeded = exact({
   factor_id: str,
   grade: { ...str, description: 'the grade whose standard the sample must be judged to meet (or not) on the factor' },
   standard: { ...nullableStr, description: "the cell's text: the standard to judge by" },
@@ -44,7 +44,7 @@ export const GradeAnswerFields = exact({
 });
 
 /** The fields, and how they go together for each kind of result. */
-export const GradeAnswer = {
+const GradeAnswer = {
   ...GradeAnswerFields,
   oneOf: [
     {
@@ -73,7 +73,7 @@ export const GradeAnswer = {
   ],
 } as const;
 
-export const GradeError = exact({
+const GradeError = exact({
   error: { ...str, description: 'what is wrong, naming the range where a value cannot be real' },
   field: { ...str, description: 'the field at fault: values.ergot, region, (sample)' },
 });

@@ -24,7 +24,7 @@ const expected = {
   ],
 } as const;
 
-export const GradeSuiteCase = {
+const GradeSuiteCase = {
   ...exact({
     description: str,
     grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: "the class, where not the group's" },

@@ -244,8 +244,6 @@ export const responseSchemas = {
   Health,
 } as const;
 
-export type ResponseSchemaName = keyof typeof responseSchemas;
-
 /**
  * The schemas as OpenAPI components: inside each, a named schema used as a part becomes a $ref
  * to its component, so the document states each shape once.

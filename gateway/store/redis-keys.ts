@@ -26,4 +26,3 @@ export function redisKeys(prefix: string) {
     revoked: `${prefix}revoked`,
   };
 }
-export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-export const LOCK_FILE = 'gateway.lock';
+const LOCK_FILE = 'gateway.lock';
 
 /** The state directory cannot be used by this process; the message says why and what to do. */
 export class StateDirError extends Error {}

@@ -43,7 +43,7 @@ export type Registered = Account | 'too_many_keys';
 export type Recovered = { account: Account; revoked: number } | 'unknown' | 'used' | 'expired' | 'superseded';
 
 /** Recovery tokens, kept where keys are, so a link mailed by one instance works on any. */
-export interface RecoveryTokens {
+interface RecoveryTokens {
   /**
    * Keeps a token (`digest` is hashKey(token)) for the account of `email`, valid until `expiresAt`,
    * and supersedes the account's earlier ones; false, and nothing written, when no account holds

@@ -13,7 +13,7 @@ export type Expected = {
   field?: string;
 };
 
-export interface SuiteCase {
+interface SuiteCase {
   description: string;
   grain_id?: string;
   sample: Sample;
@@ -28,14 +28,14 @@ export interface SuiteGroup {
 }
 
 /** A change to the base sample: its maps are merged key by key; `drop` removes keys from values and judgments. */
-export type Change = Omit<Sample, 'region' | 'colour' | 'track'> & {
+type Change = Omit<Sample, 'region' | 'colour' | 'track'> & {
   region?: Sample['region'] | null;
   colour?: string | null;
   track?: string | null;
   drop?: string[];
 };
 
-export function applyChange(base: Sample, change: Change): Sample {
+function applyChange(base: Sample, change: Change): Sample {
   const { drop = [], ...rest } = change;
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(rest)) {

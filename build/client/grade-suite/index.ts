@@ -7,7 +7,7 @@ import { westWheat1 } from './wheat-west-1.ts';
 import { westWheat2 } from './wheat-west-2.ts';
 import { westWheat3 } from './wheat-west-3.ts';
 
-export type { SuiteCase, SuiteGroup } from './define.ts';
+export type { SuiteGroup } from './define.ts';
 
 const ORDER = ['CWRS', 'CWAD', 'CPSR', 'CANOLA', 'BARLEY_GP_CW', 'BARLEY_GP_CE', 'CORN_CW', 'CORN_CE', 'SOYBEANS'];
 const all = [...westWheat1, ...otherGrains, ...westWheat3, ...westWheat2, ...eastWheat];
