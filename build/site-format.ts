@@ -88,11 +88,11 @@ const GET = ['GET', 'HEAD'] as const;
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
 
 /**
- * What answers a route: `data`, a precomputed body behind a key and the hourly limit; `public`, a
- * precomputed body anyone may read (a page, the OpenAPI document, a file); the others are the
- * gateway's own handlers.
+ * The kind of handler that answers a route: `data`, a precomputed body behind a key and the hourly
+ * limit; `public`, a precomputed body anyone may read (a page, the OpenAPI document, a file); the
+ * others are the gateway's own handlers.
  */
-export type Answer =
+export type HandlerKind =
   | 'data'
   | 'public'
   | 'register'
@@ -110,7 +110,7 @@ export interface RouteRow {
   methods: readonly Method[];
   /** Who may call it: an X-API-Key (`key`), anyone (`open`), the operator's METRICS_TOKEN (`token`). */
   access: 'key' | 'open' | 'token';
-  answer: Answer;
+  handler: HandlerKind;
   /** The response schema (build/schema/responses.ts) of its success, where it answers JSON. */
   schema: string | null;
   /** In the OpenAPI document: the API's own operations; pages, files and /metrics are not. */
@@ -121,10 +121,10 @@ const row = (
   path: string,
   methods: readonly Method[],
   access: RouteRow['access'],
-  answer: Answer,
+  handler: HandlerKind,
   schema: string | null = null,
   api = schema !== null,
-): RouteRow => ({ path, methods, access, answer, schema, api });
+): RouteRow => ({ path, methods, access, handler, schema, api });
 
 export const ROUTES = {
   grain: row('/api/grains/{grain_id}', GET, 'key', 'data', 'GrainRecord'),
