@@ -205,10 +205,10 @@ export function createApp(opts: AppOptions) {
         ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER), now)
         : site.routes.get(r.key);
       if (!doc) return errorResponse(ERRORS.notFound, head);
+      const decided = precondition(req.headers, doc);
+      if (decided === 'failed') return errorResponse(ERRORS.preconditionFailed, head);
       const x = new Exchange(req, now, head, doc, undefined);
-      x.precondition = precondition(req.headers, doc);
-      if (x.precondition === 'failed') return errorResponse(ERRORS.preconditionFailed, head);
-      return x.precondition === 'not_modified' ? notModified(x, doc, null) : serve(x, doc, null);
+      return decided === 'not_modified' ? notModified(x, doc, null) : serve(x, doc, null);
     },
     register: (req, now, head) => register(req, now).catch((err: unknown) => failure(err, head)),
     register_form: (req, now) => registerForm(req, now),

@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
 import { createMailer } from './mail.ts';
 import { createMetrics } from './metrics.ts';
-import { diskReader, loadSite, upstreamReader } from './site-load.ts';
+import { diskReader, loadSite, readPointer, upstreamReader } from './site-load.ts';
 import { watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
@@ -45,7 +45,7 @@ export async function assembleGateway(opts: AssembleOptions) {
   const site = watchSite({
     initial: await loadSite(reader, policy),
     pollMs: opts.sitePollMs ?? 500,
-    readPointer: reader.readPointer,
+    readPointer: () => readPointer(reader),
     load: (p) => loadSite(reader, policy, p),
     log,
   });

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readPointer } from '../../build/publish.ts';
-import { MANIFEST_FILE, type Manifest } from '../../build/site-format.ts';
+import { readBuild } from '../../build/site-format.ts';
 import {
   CONNECTIONS,
   DURATION,
@@ -43,7 +43,7 @@ async function main() {
   const started = new Date();
   const siteDir = publishRealSite();
   const pointer = readPointer(siteDir)!;
-  const manifest = JSON.parse(readFileSync(join(siteDir, pointer.dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
   bundleForBench();
   const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;
   const rows: Row[] = [];
