@@ -5,9 +5,9 @@
 import { escapeHtml, PAGE_TEMPLATES, TEMPLATE_SLOT } from '../build/site-format.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { response } from './responses.ts';
+import { PAGE_HEADERS } from './security-headers.ts';
 import type { Site } from './site.ts';
 import { StoreUnavailableError, StoreWriteError } from './store/types.ts';
-import { PAGE_HEADERS } from './variant-headers.ts';
 
 /** A build from before the templates: a plain page, so the form post still gets an answer. */
 const plain = (title: string, body: string) =>

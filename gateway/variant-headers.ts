@@ -1,17 +1,7 @@
 // The headers of one encoding of a body, built once when its build is loaded: type, length, ETag,
-// caching, the pages' security headers, CORS for the public modules, and the 304's subset.
+// caching, the pages' security headers (security-headers.ts), CORS for the public modules, and the 304's subset.
 import type { Variant } from './resource.ts';
-
-/** The pages may load only what this service serves; nothing may frame them. */
-export const PAGE_HEADERS: readonly string[] = [
-  'Content-Security-Policy',
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options',
-  'nosniff',
-  'Referrer-Policy',
-  'no-referrer',
-];
+import { PAGE_HEADERS } from './security-headers.ts';
 
 /** How a body is served under a route: its Cache-Control, and whether any page may import it. */
 export interface Serving {
