@@ -1,7 +1,7 @@
 // The build as an importable function: dataset folder → validated dataset → bodies → site.
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { changelogOrder, compileBodies } from './compile.ts';
-import { type EmittedSite, emitSite } from './emit.ts';
+import { type EmittedSite, type EncodingCache, emitSite } from './emit.ts';
 import { frontDoorBodies } from './front-door.ts';
 import { type DatasetError, loadDataset } from './load.ts';
 import { routeOf, SCHEMA_VERSION } from './site-format.ts';
@@ -12,7 +12,8 @@ export type BuildResult =
   | { ok: true; site: EmittedSite; dataset: Dataset }
   | { ok: false; errors: DatasetError[]; unlogged: Unlogged[] };
 
-export function siteFromDataset(dataset: Dataset): EmittedSite {
+/** `encodings`: kept across the caller's builds (emit.ts, EncodingCache); the same bytes without it. */
+export function siteFromDataset(dataset: Dataset, encodings?: EncodingCache): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
   const statics = staticBodies();
   const pages = [...frontDoorBodies(dataset)].map(
@@ -27,16 +28,17 @@ export function siteFromDataset(dataset: Dataset): EmittedSite {
     // The many changelog pages take a fast quality at nearly the same size; the few large bodies
     // clients sync get the smallest form (docs/performance.md: the measurements behind the code).
     brotliQuality: (route) => (routeOf(route) === 'changelog' ? 7 : 11),
+    encodings,
   });
 }
 
 /** Nothing is published while any error stands, an unlogged change included (guard.ts). */
-export function buildSite(datasetDir: string): BuildResult {
+export function buildSite(datasetDir: string, encodings?: EncodingCache): BuildResult {
   const loaded = loadDataset(datasetDir);
   const { errors, dataset } = validateDataset(loaded);
   if (!dataset) return { ok: false, errors, unlogged: [] };
   const guard = guardErrors(loaded, dataset, loaded.coverage);
   const refused = [...loaded.coverageErrors, ...guard.errors];
   if (refused.length) return { ok: false, errors: refused, unlogged: guard.unlogged };
-  return { ok: true, site: siteFromDataset(dataset), dataset };
+  return { ok: true, site: siteFromDataset(dataset, encodings), dataset };
 }

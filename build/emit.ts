@@ -49,18 +49,26 @@ function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer
 }
 
 /**
- * Each body's encodings by its hash, coding and quality: a process that builds more than once (the
- * tests, most of whose builds share the pages' scripts, the client modules and the suite) compresses
- * a body once. Bounded; the output is the same bytes either way.
+ * Bodies' encodings by hash, coding and quality, kept by a caller that builds more than once (the
+ * tests, most of whose builds share the pages' scripts, the client modules and the suite), so a
+ * body is compressed once. The output is the same bytes with or without it.
  */
-const encodedOnce = new Map<string, Buffer>();
-function encodeOnce(encoding: Encoding, body: Buffer, hash: string, brotliQuality: number): Buffer {
+export type EncodingCache = Map<string, Buffer>;
+
+function encodeOnce(
+  cache: EncodingCache | undefined,
+  encoding: Encoding,
+  body: Buffer,
+  hash: string,
+  brotliQuality: number,
+): Buffer {
+  if (!cache) return encode(encoding, body, brotliQuality);
   const key = `${hash} ${encoding} ${brotliQuality}`;
-  let bytes = encodedOnce.get(key);
+  let bytes = cache.get(key);
   if (!bytes) {
     bytes = encode(encoding, body, brotliQuality);
-    if (encodedOnce.size >= 2000) encodedOnce.clear();
-    encodedOnce.set(key, bytes);
+    if (cache.size >= 2000) cache.clear();
+    cache.set(key, bytes);
   }
   return bytes;
 }
@@ -73,6 +81,8 @@ export interface EmitOptions {
   schema_version: string;
   /** Brotli quality for the body of a route (11 is smallest and ~75× slower than 7 on small JSON). */
   brotliQuality?: (route: string) => number;
+  /** Encodings kept from the caller's earlier builds (EncodingCache). */
+  encodings?: EncodingCache;
 }
 
 export function emitSite(bodies: Map<string, string>, meta: EmitOptions): EmittedSite {
@@ -92,7 +102,7 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
     };
     files.set(entry.identity.file, body);
     for (const enc of ENCODINGS) {
-      const bytes = encodeOnce(enc, body, hash, quality(key));
+      const bytes = encodeOnce(meta.encodings, enc, body, hash, quality(key));
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
       const variant = {
         file: `bodies/${hash}.${kind}${SUFFIX[enc]}`,

@@ -16,15 +16,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EmittedSite } from './emit.ts';
-import {
-  BUILDS_DIR,
-  MANIFEST_FILE,
-  POINTER_FILE,
-  type Pointer,
-  parseManifest,
-  parsePointer,
-  pointerFor,
-} from './site-format.ts';
+import { BUILDS_DIR, POINTER_FILE, type Pointer, parsePointer, pointerFor, readBuild } from './site-format.ts';
 
 const KEEP_BUILDS = 3;
 
@@ -111,7 +103,7 @@ export function keptBuilds(outDir: string): KeptBuild[] {
     .filter((name) => !name.startsWith('.'))
     .flatMap((name) => {
       try {
-        const m = parseManifest(readFileSync(join(builds, name, MANIFEST_FILE), 'utf8'), pointerFor(name));
+        const m = readBuild((path) => readFileSync(join(outDir, path), 'utf8'), pointerFor(name)).manifest;
         const written = statSync(join(builds, name)).mtime.toISOString();
         return [{ build_id: name, dataset_version: m.dataset_version, written, live: name === live }];
       } catch {

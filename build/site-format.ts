@@ -12,10 +12,8 @@ export * from './page-slots.ts';
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const BUILDS_DIR = 'builds';
-/**
- * The folders a deployment uses unless told otherwise (SITE_DIR, DATASET_DIR, STATE_DIR), relative to
- * the working directory: written here once, for the gateway's configuration and every command.
- */
+/** The folders a deployment uses unless told otherwise (SITE_DIR, DATASET_DIR, STATE_DIR), relative to
+ * the working directory: written here once, for the gateway's configuration and every command. */
 export const DEFAULT_DIRS = { site: 'site', dataset: 'dataset', state: 'var' } as const;
 
 export interface Pointer {
@@ -25,19 +23,14 @@ export interface Pointer {
 }
 
 /** One encoding of a body: each content-coding is a representation of its own. */
-export interface ManifestVariant {
+interface ManifestVariant {
   file: string;
   length: number;
   /** Strong ETag of this representation. */
   etag: string;
 }
 
-export interface BodyEntry {
-  type: string;
-  identity: ManifestVariant;
-  br?: ManifestVariant;
-  gzip?: ManifestVariant;
-}
+export type BodyEntry = { type: string; identity: ManifestVariant; br?: ManifestVariant; gzip?: ManifestVariant };
 
 export interface Manifest {
   generated: string;
@@ -86,13 +79,27 @@ export function parsePointer(text: string): Pointer {
   return { build_id: p.build_id, dir: p.dir };
 }
 
-/** The manifest's text → the manifest, checked against the pointer that named it. */
-export function parseManifest(text: string, pointer: Pointer): Manifest {
-  const manifest = JSON.parse(text) as Manifest;
-  if (manifest.build_id !== pointer.build_id) {
-    throw new Error(`${POINTER_FILE} names ${pointer.build_id} but its manifest is ${manifest.build_id}`);
-  }
-  return manifest;
+/** A build as read: the pointer that named it and its manifest. */
+export type Build = { pointer: Pointer; manifest: Manifest };
+/** The build `pointer` names (the live one when left out), through `read` (a path under the site → its text,
+ * at once or by a promise): the one reader of the gateway and the commands. */
+export function readBuild(read: (path: string) => string, pointer?: Pointer): Build;
+export function readBuild(read: (path: string) => Promise<string>, pointer?: Pointer): Promise<Build>;
+export function readBuild(read: (path: string) => string | Promise<string>, pointer?: Pointer) {
+  const then = <A, B>(v: A | Promise<A>, f: (a: A) => B): B | Promise<B> => (v instanceof Promise ? v.then(f) : f(v));
+  return then(pointer ?? then(read(POINTER_FILE), parsePointer), (p) =>
+    then(read(`${p.dir}/${MANIFEST_FILE}`), (text): Build => {
+      const manifest = JSON.parse(text) as Manifest;
+      if (manifest.build_id === p.build_id) return { pointer: p, manifest };
+      throw new Error(`${POINTER_FILE} names ${p.build_id} but its manifest is ${manifest.build_id}`);
+    }),
+  );
+}
+
+/** The file of a route's body in a build (its identity encoding), as a path under the site; null when none. */
+export function bodyPath({ pointer, manifest }: Build, route: string): string | null {
+  const file = manifest.bodies[manifest.routes[route] ?? '']?.identity.file;
+  return file === undefined ? null : `${pointer.dir}/${file}`;
 }
 
 export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
@@ -105,11 +112,11 @@ const GET = ['GET', 'HEAD'] as const;
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
 
 /**
- * What answers a route: `data`, a precomputed body behind a key and the hourly limit; `public`, a
- * precomputed body anyone may read (a page, the OpenAPI document, a file); the others are the
- * gateway's own handlers.
+ * The kind of handler that answers a route: `data`, a precomputed body behind a key and the hourly
+ * limit; `public`, a precomputed body anyone may read (a page, the OpenAPI document, a file); the
+ * others are the gateway's own handlers.
  */
-export type Answer =
+export type HandlerKind =
   | 'data'
   | 'public'
   | 'register'
@@ -127,7 +134,7 @@ export interface RouteRow {
   methods: readonly Method[];
   /** Who may call it: an X-API-Key (`key`), anyone (`open`), the operator's METRICS_TOKEN (`token`). */
   access: 'key' | 'open' | 'token';
-  answer: Answer;
+  handler: HandlerKind;
   /** The response schema (build/schema/responses.ts) of its success, where it answers JSON. */
   schema: string | null;
   /** In the OpenAPI document: the API's own operations; pages, files and /metrics are not. */
@@ -138,10 +145,10 @@ const row = (
   path: string,
   methods: readonly Method[],
   access: RouteRow['access'],
-  answer: Answer,
+  handler: HandlerKind,
   schema: string | null = null,
   api = schema !== null,
-): RouteRow => ({ path, methods, access, answer, schema, api });
+): RouteRow => ({ path, methods, access, handler, schema, api });
 
 export const ROUTES = {
   grain: row('/api/grains/{grain_id}', GET, 'key', 'data', 'GrainRecord'),

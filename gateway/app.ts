@@ -1,7 +1,8 @@
 // The gateway's core, callable without a socket: a request → an answer from the precomputed
 // table, after the key and the hourly limit are checked (docs/contract.md, Authentication and
-// limits). server.ts wires it to node:http. Read top-down: handle → authorised → counted or revalidated → serve.
-import { API_KEY_FIELD, ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
+// limits). server.ts wires it to node:http. Each kind of handler of the route table has its entry in
+// one map the compiler holds complete. A data request, top-down: handle → authorised → counted or revalidated → serve.
+import { API_KEY_FIELD, type HandlerKind, ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
 import { requestOrigin } from './client-address.ts';
 import type { Config } from './config.ts';
 import { ERRORS, HttpError } from './errors.ts';
@@ -10,19 +11,30 @@ import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
-import { chooseVariant, matchedVariant, matchFails, noneMatch } from './negotiate.ts';
+import { createVariantChooser, matchedVariant, type Precondition, precondition } from './negotiate.ts';
 import type { Decision } from './rate-limit.ts';
-import { rateLimitHeaders, retryHeaders } from './rate-limit-headers.ts';
+import { createRateLimitHeaders } from './rate-limit-headers.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
 import type { Resource } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
-import { route } from './routes.ts';
+import { type Routed, route } from './routes.ts';
+import type { Site } from './site.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { type Account, type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
 
 export type { GatewayRequest, GatewayResponse } from './responses.ts';
-export type Answer = GatewayResponse | Promise<GatewayResponse>;
+/** What a handler gives: a response, at once or (a store that answers later, a mail) through a promise. */
+export type Reply = GatewayResponse | Promise<GatewayResponse>;
+
+/** The handler of one kind of route: the request, its time, whether it is a HEAD, how it was routed, the build. */
+type Handler<K extends HandlerKind> = (
+  req: GatewayRequest,
+  now: number,
+  head: boolean,
+  routed: Extract<Routed, { handler: K }>,
+  site: Site,
+) => Reply;
 
 export interface AppOptions {
   config: Pick<Config, 'trustProxy' | 'publicUrl'>;
@@ -41,10 +53,12 @@ export interface AppOptions {
 export const INTERNAL_ERROR = errorResponse(ERRORS.internal);
 const REVOKED = response(204, ['Cache-Control', 'no-store'], null);
 
-/** A data request while it is decided: what every step needs, read once. */
+/** A request for a body while it is decided: what every step needs, read once. */
 class Exchange {
   /** The account served, once the key is known (for the log line). */
   account: string | null = null;
+  /** What If-Match and If-None-Match decide, once the key is known (precondition, negotiate.ts). */
+  precondition: Precondition = 'proceed';
   constructor(
     readonly req: GatewayRequest,
     readonly now: number,
@@ -70,50 +84,16 @@ function failure(err: unknown, head: boolean, unsaved: HttpError = ERRORS.cannot
  * The one seam between stores that answer at once (SQLite) and through a promise (Redis): the
  * common request costs no promise and no extra turn, and a late answer's failure is answered too.
  */
-function then<T>(x: Exchange, value: T | Promise<T>, next: (x: Exchange, value: T) => Answer): Answer {
+function then<T>(x: Exchange, value: T | Promise<T>, next: (x: Exchange, value: T) => Reply): Reply {
   if (!(value instanceof Promise)) return next(x, value);
   return value.then((v) => next(x, v)).catch((err: unknown) => failure(err, x.head));
-}
-
-/** The variant the client accepts, with the rate-limit headers after its own when counted. */
-function serve(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
-  const variant = chooseVariant(resource, x.req.headers['accept-encoding']);
-  const headers = d ? rateLimitHeaders(d, x.now, variant.headers) : variant.headers;
-  if (x.head) return response(200, headers, null, x.account);
-  if (variant.body === null) return response(200, headers, null, x.account, variant.path!);
-  return response(200, headers, variant.body, x.account);
-}
-
-function notModified(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
-  const { headers } = x.req;
-  const variant =
-    matchedVariant(headers['if-none-match'], resource) ?? chooseVariant(resource, headers['accept-encoding']);
-  const h = variant.notModifiedHeaders;
-  return response(304, d ? rateLimitHeaders(d, x.now, h) : h, null, x.account);
-}
-
-/** An error after the request was counted (or refused): its headers, then the rate-limit ones. */
-function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse {
-  const p = preparedError(err);
-  const headers = d.allowed ? rateLimitHeaders(d, x.now, p.headers) : retryHeaders(d, x.now, p.headers);
-  return response(err.status, headers, x.head ? null : p.body, x.account);
-}
-
-/** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it. */
-function revalidated(x: Exchange, d: Decision): GatewayResponse {
-  return notModified(x, x.resource!, d);
-}
-
-function counted(x: Exchange, d: Decision): GatewayResponse {
-  if (!d.allowed) return countedError(x, ERRORS.rateLimited, d);
-  if (!x.resource) return countedError(x, x.error ?? ERRORS.notFound, d);
-  if (matchFails(x.req.headers['if-match'], x.resource)) return countedError(x, ERRORS.preconditionFailed, d);
-  return serve(x, x.resource, d);
 }
 
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const { trustProxy } = opts.config;
+  const chooseVariant = createVariantChooser();
+  const { rateLimitHeaders, retryHeaders } = createRateLimitHeaders();
   const { register, registerForm } = createRegistration({ store, trustProxy: opts.config.trustProxy, site: opts.site });
   const recovery = createRecovery({
     store,
@@ -125,26 +105,54 @@ export function createApp(opts: AppOptions) {
   });
   const health = createHealth(opts.site, store.status, opts.mailer.status);
 
-  function authorised(x: Exchange, account: Account | null): Answer {
+  /** The variant the client accepts, with the rate-limit headers after its own when counted. */
+  function serve(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
+    const variant = chooseVariant(resource, x.req.headers['accept-encoding']);
+    const headers = d ? rateLimitHeaders(d, x.now, variant.headers) : variant.headers;
+    if (x.head) return response(200, headers, null, x.account);
+    if (variant.body === null) return response(200, headers, null, x.account, variant.path!);
+    return response(200, headers, variant.body, x.account);
+  }
+
+  function notModified(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
+    const { headers } = x.req;
+    const variant =
+      matchedVariant(headers['if-none-match'], resource) ?? chooseVariant(resource, headers['accept-encoding']);
+    const h = variant.notModifiedHeaders;
+    return response(304, d ? rateLimitHeaders(d, x.now, h) : h, null, x.account);
+  }
+
+  /** An error after the request was counted (or refused): its headers, then the rate-limit ones. */
+  function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse {
+    const p = preparedError(err);
+    const headers = d.allowed ? rateLimitHeaders(d, x.now, p.headers) : retryHeaders(d, x.now, p.headers);
+    return response(err.status, headers, x.head ? null : p.body, x.account);
+  }
+
+  /** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it. */
+  const revalidated = (x: Exchange, d: Decision): GatewayResponse => notModified(x, x.resource!, d);
+
+  function counted(x: Exchange, d: Decision): GatewayResponse {
+    if (!d.allowed) return countedError(x, ERRORS.rateLimited, d);
+    if (!x.resource) return countedError(x, x.error ?? ERRORS.notFound, d);
+    if (x.precondition === 'failed') return countedError(x, ERRORS.preconditionFailed, d);
+    return serve(x, x.resource, d);
+  }
+
+  function authorised(x: Exchange, account: Account | null): Reply {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
     x.account = account.id;
-    // RFC 9110 §13.2.2: If-Match first; only then If-None-Match
-    const { resource, req } = x;
-    if (
-      resource &&
-      noneMatch(req.headers['if-none-match'], resource) &&
-      !matchFails(req.headers['if-match'], resource)
-    ) {
-      return then(x, store.requests.peek(account.keyId, x.now), revalidated); // a 304 is not counted
-    }
-    return then(x, store.requests.hit(account.keyId, x.now), counted); // a key's quota is its own
+    if (x.resource) x.precondition = precondition(x.req.headers, x.resource);
+    // a 304 is not counted; a key's quota is its own
+    if (x.precondition === 'not_modified') return then(x, store.requests.peek(account.keyId, x.now), revalidated);
+    return then(x, store.requests.hit(account.keyId, x.now), counted);
   }
 
   /**
    * GET /metrics: without METRICS_TOKEN configured and sent as a bearer token, an unknown path;
    * never counted against a key.
    */
-  function metricsPage(req: GatewayRequest, head: boolean): Answer {
+  function metricsPage(req: GatewayRequest, head: boolean): Reply {
     const { metrics } = opts;
     if (!metrics?.allows(req.headers.authorization)) return errorResponse(ERRORS.notFound, head);
     if (req.method !== 'GET' && !head) return errorResponse(ERRORS.notAllowedGet);
@@ -163,7 +171,7 @@ export function createApp(opts: AppOptions) {
   }
 
   /** DELETE /api/keys/current: the key sent is revoked (204), and is refused from then on. */
-  function revoke(req: GatewayRequest, now: number): Answer {
+  function revoke(req: GatewayRequest, now: number): Reply {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
     if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
@@ -177,43 +185,10 @@ export function createApp(opts: AppOptions) {
     }
   }
 
-  /** `now` is the request's time, read once (the server logs the request with it too). */
-  function handle(req: GatewayRequest, now = clock()): Answer {
-    const head = req.method === 'HEAD';
-    try {
-      const site = opts.site.current; // one build for the whole request
-      const r = route(req.method, req.url, site);
-      switch (r.endpoint) {
-        case null:
-          return errorResponse(r.error, head);
-        case 'health':
-          return health(head);
-        case 'metrics':
-          return metricsPage(req, head);
-        case 'public': {
-          const page = site.pages.get(r.key);
-          const doc = page
-            ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER), now)
-            : site.routes.get(r.key);
-          if (!doc) return errorResponse(ERRORS.notFound, head);
-          if (matchFails(req.headers['if-match'], doc)) return errorResponse(ERRORS.preconditionFailed, head);
-          const x = new Exchange(req, now, head, doc, undefined);
-          return noneMatch(req.headers['if-none-match'], doc) ? notModified(x, doc, null) : serve(x, doc, null);
-        }
-        case 'register':
-          return register(req, now).catch((err: unknown) => failure(err, head));
-        case 'register_form':
-          return registerForm(req, now);
-        case 'revoke':
-          return revoke(req, now);
-        case 'recover':
-          return recovery.request(req, now).catch((err: unknown) => failure(err, head));
-        case 'recover_confirm':
-          return recovery.confirm(req, now).catch((err: unknown) => failure(err, head));
-        case 'recover_page':
-          return recovery.page(req, now);
-      }
-      // A data endpoint: the key, then the limit (docs/contract.md, Authentication and limits).
+  /** Every kind of handler in the route table (site-format.ts, HandlerKind), each with its own. */
+  const handlers = {
+    // A data endpoint: the key, then the limit (docs/contract.md, Authentication and limits).
+    data(req, now, head, r, site) {
       const raw = req.headers[API_KEY_FIELD];
       if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey, head);
       if (typeof raw !== 'string') return errorResponse(ERRORS.invalidKey, head);
@@ -223,6 +198,37 @@ export function createApp(opts: AppOptions) {
       const resource = r.resource ?? (r.key === undefined ? undefined : site.routes.get(r.key));
       const x = new Exchange(req, now, head, resource, r.error);
       return known ? authorised(x, known) : then(x, store.findByKey(raw), authorised);
+    },
+    public(req, now, head, r, site) {
+      const page = site.pages.get(r.key);
+      const doc = page
+        ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER), now)
+        : site.routes.get(r.key);
+      if (!doc) return errorResponse(ERRORS.notFound, head);
+      const decided = precondition(req.headers, doc);
+      if (decided === 'failed') return errorResponse(ERRORS.preconditionFailed, head);
+      const x = new Exchange(req, now, head, doc, undefined);
+      return decided === 'not_modified' ? notModified(x, doc, null) : serve(x, doc, null);
+    },
+    register: (req, now, head) => register(req, now).catch((err: unknown) => failure(err, head)),
+    register_form: (req, now) => registerForm(req, now),
+    revoke: (req, now) => revoke(req, now),
+    recover: (req, now, head) => recovery.request(req, now).catch((err: unknown) => failure(err, head)),
+    recover_confirm: (req, now, head) => recovery.confirm(req, now).catch((err: unknown) => failure(err, head)),
+    recover_page: (req, now) => recovery.page(req, now),
+    health: (_req, _now, head) => health(head),
+    metrics: (req, _now, head) => metricsPage(req, head),
+  } satisfies { [K in HandlerKind]: Handler<K> };
+
+  /** `now` is the request's time, read once (the server logs the request with it too). */
+  function handle(req: GatewayRequest, now = clock()): Reply {
+    const head = req.method === 'HEAD';
+    try {
+      const site = opts.site.current; // one build for the whole request
+      const r = route(req.method, req.url, site);
+      if (r.handler === null) return errorResponse(r.error, head);
+      // the map is complete (satisfies, above): the route's kind picks its handler
+      return (handlers[r.handler] as Handler<HandlerKind>)(req, now, head, r, site);
     } catch (err) {
       return failure(err, head);
     }

@@ -2,11 +2,12 @@
 // being served, mail and the app that answers requests. server.ts listens with them; the tests
 // drive the same app in process (test/helpers/inject.ts), so the wiring is written once.
 import { createApp } from './app.ts';
+import { servePolicy } from './cache-policy.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
 import { createMailer } from './mail.ts';
 import { createMetrics } from './metrics.ts';
-import { loadSiteFromDisk, loadSiteFromUpstream, readPointerFile, readUpstreamPointer, servePolicy } from './site.ts';
+import { diskReader, loadSite, readPointer, upstreamReader } from './site-load.ts';
 import { watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
@@ -37,19 +38,15 @@ export async function assembleGateway(opts: AssembleOptions) {
   // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
   const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
-  const upstream = config.upstreamUrl;
   const policy = servePolicy(config);
+  const reader = config.upstreamUrl
+    ? upstreamReader(config.upstreamUrl, config.upstreamTimeoutMs)
+    : diskReader(config.siteDir);
   const site = watchSite({
-    initial: upstream
-      ? await loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, undefined, policy)
-      : await loadSiteFromDisk(config.siteDir, undefined, policy),
+    initial: await loadSite(reader, policy),
     pollMs: opts.sitePollMs ?? 500,
-    readPointer: () =>
-      upstream ? readUpstreamPointer(upstream, config.upstreamTimeoutMs) : readPointerFile(config.siteDir),
-    load: (p) =>
-      upstream
-        ? loadSiteFromUpstream(upstream, config.upstreamTimeoutMs, p, policy)
-        : loadSiteFromDisk(config.siteDir, p, policy),
+    readPointer: () => readPointer(reader),
+    load: (p) => loadSite(reader, policy, p),
     log,
   });
   const mailer = createMailer({ config, log, retryDelaysMs: opts.mailRetryDelaysMs });

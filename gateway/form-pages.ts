@@ -13,7 +13,8 @@ import {
 } from '../build/site-format.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import { response } from './responses.ts';
-import { PAGE_HEADERS, type Site } from './site.ts';
+import { PAGE_HEADERS } from './security-headers.ts';
+import type { Site } from './site.ts';
 import { StoreUnavailableError, StoreWriteError } from './store/types.ts';
 
 /** A build from before the templates: a plain page, so the form post still gets an answer. */

@@ -13,10 +13,7 @@ if (!isPublished(config)) {
   process.exit(1);
 }
 
-let gateway: Gateway;
-try {
-  gateway = await startGateway({ config });
-} catch (err) {
+const gateway: Gateway = await startGateway({ config }).catch((err: unknown) => {
   // A port another process holds, a state directory another gateway holds, or one that cannot be
   // used: a sentence, no stack (docs/operations.md, "When something goes wrong").
   const code = (err as NodeJS.ErrnoException).code;
@@ -26,7 +23,7 @@ try {
   else if (err instanceof StateDirError) console.error(`start-up refused: ${err.message}`);
   else throw err;
   process.exit(1);
-}
+});
 const stop = (signal: string) => {
   gateway.log({ event: 'shutdown', signal });
   gateway.close().then(

@@ -34,8 +34,7 @@ export const safePath = (url: string) => {
  * flood of distinct paths empties it rather than growing it (at most 1,024 of up to 512 characters).
  */
 const MAX_KEPT_PATHS = 1024;
-const methodPaths = new Map<string, Map<string, Buffer>>();
-function methodAndPath(method: string, url: string): Buffer {
+function methodAndPath(methodPaths: Map<string, Map<string, Buffer>>, method: string, url: string): Buffer {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   let byPath = methodPaths.get(method);
@@ -55,9 +54,7 @@ function methodAndPath(method: string, url: string): Buffer {
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 // A line is written as few cached parts (each a copy into the chunk): `{"time":"…",` per ms, the
-// method and path per path, `,"status":…,"ms":` per status, then digits and the account.
-const statusParts: Buffer[] = [];
-const statusPart = (status: number) => (statusParts[status] ??= ascii(`,"status":${status},"ms":`));
+// method and path per path, `,"status":…,"ms":` per status (both kept by each logger), then digits and the account.
 const ACCOUNT_NULL = ascii(',"account":null}\n');
 const ACCOUNT_START = ascii(',"account":"');
 const END = ascii('"}\n');
@@ -106,6 +103,10 @@ export function createLogger(
   flushMs = 100,
 ) {
   const output: LogOutput = typeof out === 'function' ? { write: (c) => void out(c) } : out;
+  /** The logger's kept parts of lines: the method and path by path, the status part by status. */
+  const methodPaths = new Map<string, Map<string, Buffer>>();
+  const statusParts: Buffer[] = [];
+  const statusPart = (status: number) => (statusParts[status] ??= ascii(`,"status":${status},"ms":`));
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;
   /** Filled chunks not yet written (the output is backed up), and their bytes. */
@@ -211,7 +212,7 @@ export function createLogger(
   const request = (line: RequestLine) => {
     const { method, url, status, ms, account } = line;
     const now = line.now ?? clock();
-    const part = methodAndPath(method, url);
+    const part = methodAndPath(methodPaths, method, url);
     const hundredths = Math.round(ms * 100);
     if (
       (backedUp && heldBytes + used >= MAX_HELD_BYTES) ||

@@ -14,7 +14,7 @@ import { STORE_OPERATIONS, type Store, type StoreObserver } from './store/types.
 
 /** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
 const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
-const INDEX = new Map<RouteName, number>(ROUTE_NAMES.map((name, i) => [name, i]));
+const INDEX: ReadonlyMap<RouteName, number> = new Map<RouteName, number>(ROUTE_NAMES.map((name, i) => [name, i]));
 const OTHER = ROUTE_NAMES.length;
 
 /** A request target's index in ROUTE_LABELS. */

@@ -1,9 +1,8 @@
-// Content-coding and validator matching. Results for an Accept-Encoding value are cached (clients
-// send a handful of distinct values), bounded so odd values cannot grow it.
+// Content-coding and validator matching. A chooser keeps its results for an Accept-Encoding value
+// (clients send a handful of distinct values), bounded so odd values cannot grow it.
 import type { Resource, Variant } from './resource.ts';
 
 type Choice = 'br' | 'gzip' | 'identity';
-const choices = new Map<string, Choice>();
 const MAX_CACHED = 256;
 
 /**
@@ -31,20 +30,26 @@ function parseAcceptEncoding(value: string): Choice {
   return gzip > 0 ? 'gzip' : 'identity';
 }
 
-export function chooseVariant(resource: Resource, acceptEncoding: string | string[] | undefined): Variant {
-  if (!acceptEncoding) return resource.identity;
-  const value = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
-  let choice = choices.get(value);
-  if (choice === undefined) {
-    choice = value.length > 512 ? 'identity' : parseAcceptEncoding(value);
-    if (choices.size >= MAX_CACHED) choices.clear();
-    choices.set(value, choice);
-  }
-  return (choice === 'br' ? resource.br : choice === 'gzip' ? resource.gzip : undefined) ?? resource.identity;
+export type ChooseVariant = (resource: Resource, acceptEncoding: string | string[] | undefined) => Variant;
+
+/** The variant a request's Accept-Encoding asks for; one chooser per app, with its own cache of answers. */
+export function createVariantChooser(): ChooseVariant {
+  const choices = new Map<string, Choice>();
+  return (resource, acceptEncoding) => {
+    if (!acceptEncoding) return resource.identity;
+    const value = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+    let choice = choices.get(value);
+    if (choice === undefined) {
+      choice = value.length > 512 ? 'identity' : parseAcceptEncoding(value);
+      if (choices.size >= MAX_CACHED) choices.clear();
+      choices.set(value, choice);
+    }
+    return (choice === 'br' ? resource.br : choice === 'gzip' ? resource.gzip : undefined) ?? resource.identity;
+  };
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
-export function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
+function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
   if (!header) return false;
   // what a syncing client sends: the one ETag it was given, as it was given
   if (typeof header === 'string' && resource.etags.has(header)) return true;
@@ -89,11 +94,20 @@ export function matchedVariant(header: string | string[] | undefined, resource: 
  * If-Match (RFC 9110 §13.1.1) uses the strong comparison: a W/ tag never matches; `*` matches the
  * resource, which exists. True when the header is sent and nothing in it matches (a 412).
  */
-export function matchFails(header: string | string[] | undefined, resource: Resource): boolean {
+function matchFails(header: string | string[] | undefined, resource: Resource): boolean {
   if (header === undefined) return false;
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return false;
   if (value.length > 4096) return true;
   for (const raw of value.split(',')) if (resource.etags.has(raw.trim())) return false;
   return true;
+}
+
+/** What a conditional request's validators decide: a 412, a 304, or the body (RFC 9110 §13.2.2). */
+export type Precondition = 'failed' | 'not_modified' | 'proceed';
+
+/** RFC 9110 §13.2.2: If-Match first (a 412 when nothing matches), only then If-None-Match (a 304). */
+export function precondition(headers: Record<string, string | string[] | undefined>, resource: Resource): Precondition {
+  if (matchFails(headers['if-match'], resource)) return 'failed';
+  return noneMatch(headers['if-none-match'], resource) ? 'not_modified' : 'proceed';
 }

@@ -33,47 +33,48 @@ interface Templates {
   plain: Template | null;
   retry: Template | null;
 }
-const templates = new WeakMap<readonly string[], Templates>();
-
-function templateFor(base: readonly string[], limit: number, retryAfter: boolean): Template {
-  let t = templates.get(base);
-  if (t === undefined || t.limit !== limit) {
-    t = { limit, plain: null, retry: null };
-    templates.set(base, t);
-  }
-  if (retryAfter) {
-    t.retry ??= buildTemplate(base, limit, true);
-    return t.retry;
-  }
-  t.plain ??= buildTemplate(base, limit, false);
-  return t.plain;
-}
-
-/** The reset time's text, kept while requests share a window end (most do). */
-let lastResetAt = Number.NaN;
-let lastReset = '';
 const NO_HEADERS: readonly string[] = [];
 
-function fill(d: Decision, now: number, template: Template): string[] {
-  const remaining = String(Math.max(d.limit - d.used, 0));
-  if (d.resetAt !== lastResetAt) {
-    lastResetAt = d.resetAt;
-    lastReset = String(Math.ceil(d.resetAt / 1000));
-  }
-  const { slots } = template;
-  const h = template.headers.slice();
-  if (slots.retryAfter >= 0) h[slots.retryAfter] = String(retryAfterSeconds(d, now));
-  h[slots.remaining] = remaining;
-  h[slots.used] = String(d.used);
-  h[slots.reset] = lastReset;
-  h[slots.rateLimit] = `"default";r=${remaining};t=${Math.max(0, Math.ceil((d.resetAt - now) / 1000))}`;
-  return h;
+/** One per app: the templates of the base lists it serves, and the reset time's text while requests share it. */
+export function createRateLimitHeaders() {
+  const templates = new WeakMap<readonly string[], Templates>();
+  const templateFor = (base: readonly string[], limit: number, retryAfter: boolean): Template => {
+    let t = templates.get(base);
+    if (t === undefined || t.limit !== limit) {
+      t = { limit, plain: null, retry: null };
+      templates.set(base, t);
+    }
+    if (retryAfter) {
+      t.retry ??= buildTemplate(base, limit, true);
+      return t.retry;
+    }
+    t.plain ??= buildTemplate(base, limit, false);
+    return t.plain;
+  };
+  /** The reset time's text, kept while requests share a window end (most do). */
+  let lastResetAt = Number.NaN;
+  let lastReset = '';
+  const fill = (d: Decision, now: number, template: Template): string[] => {
+    const remaining = String(Math.max(d.limit - d.used, 0));
+    if (d.resetAt !== lastResetAt) {
+      lastResetAt = d.resetAt;
+      lastReset = String(Math.ceil(d.resetAt / 1000));
+    }
+    const { slots } = template;
+    const h = template.headers.slice();
+    if (slots.retryAfter >= 0) h[slots.retryAfter] = String(retryAfterSeconds(d, now));
+    h[slots.remaining] = remaining;
+    h[slots.used] = String(d.used);
+    h[slots.reset] = lastReset;
+    h[slots.rateLimit] = `"default";r=${remaining};t=${Math.max(0, Math.ceil((d.resetAt - now) / 1000))}`;
+    return h;
+  };
+  return {
+    /** `base`, then X-RateLimit-* and the IETF draft pair (docs/contract.md, Authentication and limits). */
+    rateLimitHeaders: (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
+      fill(d, now, templateFor(base, d.limit, false)),
+    /** The same for a 429: Retry-After (whole seconds, at least 1) before the rate-limit headers. */
+    retryHeaders: (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
+      fill(d, now, templateFor(base, d.limit, true)),
+  };
 }
-
-/** `base`, then X-RateLimit-* and the IETF draft pair (docs/contract.md, Authentication and limits). */
-export const rateLimitHeaders = (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
-  fill(d, now, templateFor(base, d.limit, false));
-
-/** The same for a 429: Retry-After (whole seconds, at least 1) before the rate-limit headers. */
-export const retryHeaders = (d: Decision, now: number, base: readonly string[] = NO_HEADERS): string[] =>
-  fill(d, now, templateFor(base, d.limit, true));

@@ -1,7 +1,7 @@
 // The shape of every answer the gateway gives, and the one place answers are built from parts:
 // JSON bodies with their headers, and error answers prepared once per catalogue entry.
 import { JSON_CONTENT_TYPE } from '../build/site-format.ts';
-import { errorBody, type HttpError } from './errors.ts';
+import { ERRORS, errorBody, type HttpError } from './errors.ts';
 
 export interface GatewayRequest {
   method: string;
@@ -55,19 +55,16 @@ interface PreparedError {
   plain: GatewayResponse;
   head: GatewayResponse;
 }
-const prepared = new WeakMap<HttpError, PreparedError>();
-
-export function preparedError(err: HttpError): PreparedError {
-  let p = prepared.get(err);
-  if (!p) {
-    const body = errorBody(err);
-    const { headers } = jsonResponse(err.status, body);
-    for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
-    p = { body, headers, plain: response(err.status, headers, body), head: response(err.status, headers, null) };
-    prepared.set(err, p);
-  }
-  return p;
+function prepare(err: HttpError): PreparedError {
+  const body = errorBody(err);
+  const { headers } = jsonResponse(err.status, body);
+  for (const [k, v] of Object.entries(err.headers)) headers.push(k, v);
+  return { body, headers, plain: response(err.status, headers, body), head: response(err.status, headers, null) };
 }
+/** The catalogue's errors, prepared once; an error made for one answer (withHeaders) is prepared as it comes. */
+const PREPARED: ReadonlyMap<HttpError, PreparedError> = new Map(Object.values(ERRORS).map((e) => [e, prepare(e)]));
+
+export const preparedError = (err: HttpError): PreparedError => PREPARED.get(err) ?? prepare(err);
 
 /** The prepared answer to an error, for GET or HEAD. */
 export const errorResponse = (err: HttpError, head = false): GatewayResponse =>

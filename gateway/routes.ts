@@ -8,6 +8,7 @@ import {
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
+  type HandlerKind,
   KEY_PREFIX,
   paramOf,
   ROUTES,
@@ -16,20 +17,30 @@ import {
   routeOf,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
-import type { Resource, Site } from './site.ts';
+import type { Resource } from './resource.ts';
+import type { Site } from './site.ts';
 
 export type Routed =
-  | { endpoint: null; error: HttpError } // unknown path, wrong method, key in the URL
-  | { endpoint: 'register' | 'register_form' | 'revoke' | 'recover' | 'recover_confirm' | 'recover_page' }
-  | { endpoint: 'health' | 'metrics' }
+  | { handler: null; error: HttpError } // unknown path, wrong method, key in the URL
+  /** The gateway's own handlers: every kind of the route table but the two that serve a body. */
+  | { handler: Exclude<HandlerKind, 'public' | 'data'> }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
-  | { endpoint: 'public'; key: string }
+  | { handler: 'public'; key: string }
   /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
-  | { endpoint: 'data'; key: string; error?: undefined; resource?: Resource }
-  | { endpoint: 'data'; key?: undefined; error: HttpError; resource?: undefined };
+  | { handler: 'data'; key: string; error?: undefined; resource?: Resource }
+  | { handler: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
 /** Query parameter names that would carry a key in the URL (refused, never echoed). */
-const KEY_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'x-api-key', 'x_api_key', 'token', 'access_token']);
+const KEY_PARAMS: ReadonlySet<string> = new Set([
+  'api_key',
+  'apikey',
+  'api-key',
+  'key',
+  'x-api-key',
+  'x_api_key',
+  'token',
+  'access_token',
+]);
 const GRAIN_ID = /^[A-Za-z0-9_]{1,64}$/;
 /** A crop year as written, 2025/26: the second year the first's successor. */
 const isCropYear = (s: string) => /^\d{4}\/\d{2}$/.test(s) && (Number(s.slice(0, 4)) + 1) % 100 === Number(s.slice(5));
@@ -53,7 +64,7 @@ function decodePath(s: string): string | null {
   }
 }
 
-function changelog(query: string, site: Site): Routed {
+function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed {
   let grainId: string | null = null;
   let limit = CHANGELOG_DEFAULT_LIMIT;
   let seenGrain = false;
@@ -63,57 +74,47 @@ function changelog(query: string, site: Site): Routed {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
-    if (name === null || value === null) return { endpoint: 'data', error: ERRORS.badQuery };
+    if (name === null || value === null) return { handler: 'data', error: ERRORS.badQuery };
     if (name === 'grain_id') {
-      if (seenGrain) return { endpoint: 'data', error: ERRORS.repeatedParam };
+      if (seenGrain) return { handler: 'data', error: ERRORS.repeatedParam };
       seenGrain = true;
-      const id = GRAIN_ID.test(value) ? site.grainIds.get(value.toUpperCase()) : undefined;
-      if (!id) return { endpoint: 'data', error: ERRORS.unknownGrain };
+      const id = GRAIN_ID.test(value) ? grainIds.get(value.toUpperCase()) : undefined;
+      if (!id) return { handler: 'data', error: ERRORS.unknownGrain };
       grainId = id;
     } else if (name === 'limit') {
-      if (seenLimit) return { endpoint: 'data', error: ERRORS.repeatedParam };
+      if (seenLimit) return { handler: 'data', error: ERRORS.repeatedParam };
       seenLimit = true;
-      if (!/^\d{1,3}$/.test(value)) return { endpoint: 'data', error: ERRORS.badLimit };
+      if (!/^\d{1,3}$/.test(value)) return { handler: 'data', error: ERRORS.badLimit };
       limit = Number(value);
-      if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { endpoint: 'data', error: ERRORS.badLimit };
+      if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { handler: 'data', error: ERRORS.badLimit };
     }
   }
-  return { endpoint: 'data', key: changelogKey(grainId, limit) };
+  return { handler: 'data', key: changelogKey(grainId, limit) };
 }
 
 /**
  * The paths of a build that need no parsing (a grain by its canonical id, the list, the changelog
- * without a query), routed once per build with their resource: most requests are then one lookup.
- * The current build's table is kept at hand; older builds' tables go with their builds.
+ * without a query), routed with their resource once, when the build is loaded (site.ts): most
+ * requests are then one lookup in the build's own table.
  */
-const exactPaths = new WeakMap<Site, Map<string, Routed>>();
-let currentSite: Site | null = null;
-let currentTable = new Map<string, Routed>();
-function exactRoutes(site: Site): Map<string, Routed> {
-  if (site === currentSite) return currentTable;
-  let table = exactPaths.get(site);
-  if (!table) {
-    table = new Map<string, Routed>();
-    const data = (key: string): Routed =>
-      Object.freeze({ endpoint: 'data' as const, key, resource: site.routes.get(key) });
-    for (const id of site.grainIds.values()) table.set(grainKey(id), data(grainKey(id)));
-    // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
-    for (const key of site.routes.keys()) {
-      if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
-      for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key));
-    }
-    table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY));
-    const changelogRoute = changelog('', site);
-    table.set(
-      ROUTES.changelog.path,
-      changelogRoute.endpoint === 'data' && changelogRoute.key !== undefined
-        ? data(changelogRoute.key)
-        : changelogRoute,
-    );
-    exactPaths.set(site, table);
+export function exactRoutes(
+  grainIds: ReadonlyMap<string, string>,
+  routes: ReadonlyMap<string, Resource>,
+): ReadonlyMap<string, Routed> {
+  const table = new Map<string, Routed>();
+  const data = (key: string): Routed => Object.freeze({ handler: 'data' as const, key, resource: routes.get(key) });
+  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id)));
+  // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
+  for (const key of routes.keys()) {
+    if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
+    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key));
   }
-  currentSite = site;
-  currentTable = table;
+  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY));
+  const changelogRoute = changelog('', grainIds);
+  table.set(
+    ROUTES.changelog.path,
+    changelogRoute.handler === 'data' && changelogRoute.key !== undefined ? data(changelogRoute.key) : changelogRoute,
+  );
   return table;
 }
 
@@ -127,14 +128,14 @@ function originForm(url: string): string {
 
 /** A data route's body key from the rest of the request, or the error to give once the key is checked. */
 const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) => Routed>> = {
-  grains: () => ({ endpoint: 'data', key: GRAIN_LIST_KEY }),
-  changelog: (_path, query, site) => changelog(query, site),
+  grains: () => ({ handler: 'data', key: GRAIN_LIST_KEY }),
+  changelog: (_path, query, site) => changelog(query, site.grainIds),
   grain: (path, query, site) => {
     // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
     const raw = decodePath(paramOf('grain', path));
     const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
-    if (!id) return { endpoint: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
-    return query ? grainOfYear(id, query, site) : { endpoint: 'data', key: grainKey(id) };
+    if (!id) return { handler: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
+    return query ? grainOfYear(id, query, site) : { handler: 'data', key: grainKey(id) };
   },
 };
 
@@ -145,15 +146,15 @@ function grainOfYear(id: string, query: string, site: Site): Routed {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
-    if (name === null || value === null) return { endpoint: 'data', error: ERRORS.badQuery };
+    if (name === null || value === null) return { handler: 'data', error: ERRORS.badQuery };
     if (name !== CROP_YEAR_PARAM) continue;
-    if (year !== null) return { endpoint: 'data', error: ERRORS.repeatedParam };
-    if (!isCropYear(value)) return { endpoint: 'data', error: ERRORS.badCropYear };
+    if (year !== null) return { handler: 'data', error: ERRORS.repeatedParam };
+    if (!isCropYear(value)) return { handler: 'data', error: ERRORS.badCropYear };
     year = value;
   }
-  if (year === null) return { endpoint: 'data', key: grainKey(id) };
+  if (year === null) return { handler: 'data', key: grainKey(id) };
   const key = grainYearKey(id, year);
-  return site.routes.has(key) ? { endpoint: 'data', key } : { endpoint: 'data', error: ERRORS.unknownCropYear };
+  return site.routes.has(key) ? { handler: 'data', key } : { handler: 'data', error: ERRORS.unknownCropYear };
 }
 
 /** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
@@ -167,7 +168,7 @@ const notAllowed = (row: RouteRow): HttpError =>
 export function route(method: string, target: string, site: Site): Routed {
   const url = target.charCodeAt(0) === 47 /* "/" */ ? target : originForm(target);
   if (method === 'GET' || method === 'HEAD') {
-    const exact = exactRoutes(site).get(url);
+    const exact = site.exact.get(url);
     if (exact) return exact;
   }
   const q = url.indexOf('?');
@@ -175,20 +176,20 @@ export function route(method: string, target: string, site: Site): Routed {
   const query = q < 0 ? '' : url.slice(q + 1);
 
   // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query))) return { endpoint: null, error: ERRORS.keyInQuery };
+  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query))) return { handler: null, error: ERRORS.keyInQuery };
   const name = routeOf(path);
-  if (name === null) return { endpoint: null, error: ERRORS.notFound };
+  if (name === null) return { handler: null, error: ERRORS.notFound };
   const row: RouteRow = ROUTES[name];
   // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
-  if (row.answer === 'metrics') return { endpoint: 'metrics' };
-  if (!row.methods.includes(method as RouteRow['methods'][number])) return { endpoint: null, error: notAllowed(row) };
-  switch (row.answer) {
+  if (row.handler === 'metrics') return { handler: 'metrics' };
+  if (!row.methods.includes(method as RouteRow['methods'][number])) return { handler: null, error: notAllowed(row) };
+  switch (row.handler) {
     case 'data':
       return DATA[name]!(path, query, site);
     case 'public':
-      return { endpoint: 'public', key: path };
+      return { handler: 'public', key: path };
     default:
-      return { endpoint: row.answer };
+      return { handler: row.handler };
   }
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 // Imported, not the global: Node 20 defines globalThis.performance as a lazy getter, a cost on
 // every request (docs/performance.md: the measurements behind the code).
 import { performance } from 'node:perf_hooks';
-import type { App, GatewayRequest, GatewayResponse } from './app.ts';
+import type { App, GatewayRequest, GatewayResponse, Reply } from './app.ts';
 import { INTERNAL_ERROR } from './app.ts';
 import { type AssembleOptions, assembleGateway } from './assemble.ts';
 import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
@@ -146,18 +146,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     const request = new NodeRequest(req, clock(), timed ? performance.now() : 0);
-    let answer: GatewayResponse | Promise<GatewayResponse>;
+    let reply: Reply;
     try {
-      answer = app.handle(request, request.now);
+      reply = app.handle(request, request.now);
     } catch (err) {
-      answer = failed(request, err);
+      reply = failed(request, err);
     }
-    if (answer instanceof Promise) {
-      answer.then(
+    if (reply instanceof Promise) {
+      reply.then(
         (r) => send(request, res, r),
         (err: unknown) => send(request, res, failed(request, err)),
       );
-    } else send(request, res, answer);
+    } else send(request, res, reply);
   };
   const server = createServer(
     {

@@ -5,7 +5,7 @@
 import type { Pointer } from '../build/site-format.ts';
 import type { Site } from './site.ts';
 
-export interface RefusedBuild {
+interface RefusedBuild {
   buildId: string;
   reason: string;
 }

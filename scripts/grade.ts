@@ -9,15 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { grade, parseSample } from '../build/client/grade.ts';
 import { mirroredYear, SYNC_FILES } from '../build/client/sync.ts';
-import {
-  DEFAULT_DIRS,
-  grainKey,
-  grainYearKey,
-  MANIFEST_FILE,
-  type Manifest,
-  POINTER_FILE,
-  parsePointer,
-} from '../build/site-format.ts';
+import { type Build, bodyPath, DEFAULT_DIRS, grainKey, grainYearKey, readBuild } from '../build/site-format.ts';
 import type { GrainRecord } from '../build/types.ts';
 import { readArgs, usageExit } from './cli.ts';
 
@@ -39,28 +31,26 @@ copy to read; 2 a usage error, a sample that is not JSON, or a value no sample c
 } as const;
 
 function loadRecord(site: string, grainId: string, year: string | undefined, io: GradeIo): GrainRecord | number {
-  let manifest: Manifest;
-  let dir: string;
+  const read = (path: string) => readFileSync(join(site, path), 'utf8');
+  let build: Build;
   try {
-    const pointer = parsePointer(readFileSync(join(site, POINTER_FILE), 'utf8'));
-    dir = join(site, pointer.dir);
-    manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
+    build = readBuild(read);
   } catch {
     io.err(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
     return 1;
   }
+  const { manifest } = build;
   const canonical = manifest.grain_ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the build has ${manifest.grain_ids.join(', ')}`);
-  const hash = manifest.routes[year === undefined ? grainKey(canonical) : grainYearKey(canonical, year)];
-  if (hash === undefined) {
+  const path = bodyPath(build, year === undefined ? grainKey(canonical) : grainYearKey(canonical, year));
+  if (path === null) {
     const years = Object.keys(manifest.routes).flatMap((k) =>
       k.startsWith(`${grainKey(canonical)}?`) ? [k.slice(-7)] : [],
     );
     io.err(`${canonical} was not published for the crop year ${year}; the build has it for ${years.join(', ')}`);
     return 1;
   }
-  const body = manifest.bodies[hash]!;
-  return JSON.parse(readFileSync(join(dir, body.identity.file), 'utf8')) as GrainRecord;
+  return JSON.parse(read(path)) as GrainRecord;
 }
 
 /** The record from a folder npm run sync keeps: its list names the ids, grains/<ID>.json holds each. */

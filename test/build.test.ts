@@ -6,7 +6,6 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { buildSite, siteFromDataset } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile.ts';
 import { DATA_TERMS } from '../build/openapi.ts';
@@ -19,6 +18,7 @@ import {
   PAGE_TEMPLATES,
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
+import { buildSite, siteFromDataset } from './helpers/build.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv } from './helpers/openapi-check.ts';
 
@@ -315,8 +315,9 @@ describe('publish', () => {
     const script = `
       import { buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
       import { publishSite } from ${JSON.stringify(join(root, 'build/publish.ts'))};
-      const a = buildSite(${JSON.stringify(join(root, 'dataset'))});
-      const b = buildSite(process.env.OTHER_DATASET);
+      const encodings = new Map();
+      const a = buildSite(${JSON.stringify(join(root, 'dataset'))}, encodings);
+      const b = buildSite(process.env.OTHER_DATASET, encodings);
       for (let i = 0; i < 40; i++) publishSite(${JSON.stringify(out)}, (i % 2 ? a : b).site);
     `;
     const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

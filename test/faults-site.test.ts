@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { buildSite } from '../build/build-site.ts';
 import { publishSite } from '../build/publish.ts';
 import { POINTER_FILE, pointerFor } from '../build/site-format.ts';
+import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 

@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
-import { rateLimitHeaders, retryHeaders } from '../gateway/rate-limit-headers.ts';
+import { createRateLimitHeaders } from '../gateway/rate-limit-headers.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+const { rateLimitHeaders, retryHeaders } = createRateLimitHeaders();
 
 describe('window arithmetic', () => {
   const t0 = 1_000_000;

@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { chooseVariant } from '../gateway/negotiate.ts';
+import { createVariantChooser } from '../gateway/negotiate.ts';
 import type { Resource, Variant } from '../gateway/site.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
+  const chooseVariant = createVariantChooser();
   const v = (name: string) => ({ etag: name }) as unknown as Variant;
   const resource = { identity: v('identity'), br: v('br'), gzip: v('gzip'), etags: new Set() } as Resource;
   const cases: [string, string][] = [

@@ -1,6 +1,7 @@
 // The layout's rules that a reader relies on (README, How it fits together): the gateway knows the build only through
 // build/site-format.ts, that file depends on nothing but the parts it re-exports, only gateway/server.ts touches
-// node:http, and no source file outside test/ grows past 300 lines.
+// node:http, the gateway holds no mutable state at module scope, and no source file outside test/ grows past 300
+// lines.
 // (server-proxy.ts is the server's too: the UPSTREAM_URL mode's http-proxy wiring.)
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -86,6 +87,24 @@ describe('layout', () => {
           .filter(({ line }) => !/^(\/\/|\*|\/\*)/.test(line) && literal.test(line))
           .map(({ where, line }) => `${where}: ${line}`),
       );
+    assert.deepEqual(found, []);
+  });
+
+  it('the gateway keeps no mutable state at module scope: caches belong to the objects that own them', () => {
+    // top-level `let`, and a top-level Map, Set, WeakMap or cache not typed read-only (ReadonlyMap, ReadonlySet)
+    const typed = String.raw`(?::(?!\s*Readonly)[^=]+)?`;
+    const collection = String.raw`(?:const|var)\s+\w+\s*${typed}=\s*new\s+(?:Map|Set|WeakMap|WeakSet|LRUCache)\b`;
+    const mutable = new RegExp(String.raw`^(?:export\s+)?(?:let\s|${collection})`);
+    assert.ok(mutable.test('let x = 1;') && mutable.test('const cache = new Map<string, Buffer>();'));
+    assert.ok(
+      mutable.test('export const seen: Set<string> = new Set();') && mutable.test('const c = new LRUCache({})'),
+    );
+    assert.ok(!mutable.test('const KEYS: ReadonlySet<string> = new Set([]);') && !mutable.test('  let local = 0;'));
+    const found = sources('gateway').flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (mutable.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
     assert.deepEqual(found, []);
   });
 

@@ -1,5 +1,5 @@
 // The router (gateway/routes.ts) against the route table (build/site-format.ts): every row is
-// served with exactly its methods and its answer, nothing outside the table is, and every body
+// served with exactly its methods and its handler, nothing outside the table is, and every body
 // the build publishes sits under a row. Table-driven, no socket.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -12,9 +12,12 @@ import {
   type RouteName,
   routeOf,
 } from '../build/site-format.ts';
+import { servePolicy } from '../gateway/cache-policy.ts';
+import { loadConfig } from '../gateway/config.ts';
 import { ERRORS } from '../gateway/errors.ts';
 import { route } from '../gateway/routes.ts';
-import { loadSiteFromDisk, type Site } from '../gateway/site.ts';
+import type { Site } from '../gateway/site.ts';
+import { diskReader, loadSite } from '../gateway/site-load.ts';
 import { realSiteDir } from './helpers/gateway.ts';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'];
@@ -33,29 +36,29 @@ const SAMPLE_PATH: Record<RouteName, string> = Object.fromEntries(
 describe('the router serves exactly the route table', () => {
   let site: Site;
   before(async () => {
-    site = await loadSiteFromDisk(realSiteDir());
+    site = await loadSite(diskReader(realSiteDir()), servePolicy(loadConfig({})));
   });
 
   for (const name of ROUTE_NAMES) {
     const row = ROUTES[name];
     const path = SAMPLE_PATH[name];
-    it(`${row.path}: ${row.methods.join(', ')} → ${row.answer}; any other method is refused`, () => {
+    it(`${row.path}: ${row.methods.join(', ')} → ${row.handler}; any other method is refused`, () => {
       assert.equal(routeOf(path), name, 'the table names the path');
       for (const method of METHODS) {
         const r = route(method, path, site);
         // /metrics answers any method once its token is checked: without it, it is an unknown path (app.ts)
-        if (row.answer === 'metrics') {
-          assert.equal(r.endpoint, 'metrics', method);
+        if (row.handler === 'metrics') {
+          assert.equal(r.handler, 'metrics', method);
           continue;
         }
         if (!(row.methods as readonly string[]).includes(method)) {
-          assert.equal(r.endpoint, null, `${method} ${path}`);
+          assert.equal(r.handler, null, `${method} ${path}`);
           assert.equal((r as { error: { status: number } }).error.status, 405, `${method} ${path}`);
           continue;
         }
-        assert.equal(r.endpoint, row.answer, `${method} ${path}`);
-        if (r.endpoint === 'data') assert.ok(r.resource ?? site.routes.get(r.key!), `${method} ${path}: a body`);
-        if (r.endpoint === 'public') assert.ok(site.routes.get(r.key), `${method} ${path}: a body`);
+        assert.equal(r.handler, row.handler, `${method} ${path}`);
+        if (r.handler === 'data') assert.ok(r.resource ?? site.routes.get(r.key!), `${method} ${path}: a body`);
+        if (r.handler === 'public') assert.ok(site.routes.get(r.key), `${method} ${path}: a body`);
       }
     });
   }
@@ -75,7 +78,7 @@ describe('the router serves exactly the route table', () => {
     it(`${path} is outside the table: 404 for every method`, () => {
       assert.equal(routeOf(path), null);
       for (const method of METHODS)
-        assert.deepEqual(route(method, path, site), { endpoint: null, error: ERRORS.notFound });
+        assert.deepEqual(route(method, path, site), { handler: null, error: ERRORS.notFound });
     });
   }
 
@@ -84,8 +87,8 @@ describe('the router serves exactly the route table', () => {
     const orphans = [...site.routes.keys()].filter((key) => !templates.has(key) && routeOf(key) === null);
     assert.deepEqual(orphans, []);
     for (const name of ROUTE_NAMES) {
-      const { answer } = ROUTES[name];
-      if (answer !== 'data' && answer !== 'public') continue;
+      const { handler } = ROUTES[name];
+      if (handler !== 'data' && handler !== 'public') continue;
       assert.ok(
         [...site.routes.keys()].some((key) => routeOf(key) === name),
         `${ROUTES[name].path} has a body in the build`,

@@ -8,13 +8,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { buildSite, siteFromDataset } from '../build/build-site.ts';
 import { ApiError, createClient } from '../build/client/api.ts';
 import { SyncError, syncMirror } from '../build/client/sync.ts';
 import { loadDataset } from '../build/load.ts';
 import { publishSite } from '../build/publish.ts';
 import { validateDataset } from '../build/validate.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
+import { buildSite, siteFromDataset } from './helpers/build.ts';
 import { baseChangelog, baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 

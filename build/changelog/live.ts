@@ -4,14 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer } from '../publish.ts';
-import {
-  CHANGELOG_MAX_LIMIT,
-  changelogKey,
-  grainKey,
-  grainYearKey,
-  MANIFEST_FILE,
-  parseManifest,
-} from '../site-format.ts';
+import { bodyPath, CHANGELOG_MAX_LIMIT, changelogKey, grainKey, grainYearKey, readBuild } from '../site-format.ts';
 import type { Dataset } from '../validate.ts';
 import { publishedRecord } from './coverage.ts';
 import { diffRecords, type RecordBody } from './diff.ts';
@@ -30,12 +23,12 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
   const pointer = readPointer(siteDir);
   if (!pointer) return null;
   try {
-    const dir = join(siteDir, pointer.dir);
-    const manifest = parseManifest(readFileSync(join(dir, MANIFEST_FILE), 'utf8'), pointer);
+    const read = (path: string) => readFileSync(join(siteDir, path), 'utf8');
+    const build = readBuild(read, pointer);
+    const { manifest } = build;
     const body = (route: string) => {
-      const hash = manifest.routes[route];
-      const entry = hash === undefined ? undefined : manifest.bodies[hash];
-      return entry ? JSON.parse(readFileSync(join(dir, entry.identity.file), 'utf8')) : null;
+      const path = bodyPath(build, route);
+      return path === null ? null : JSON.parse(read(path));
     };
     const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordBody]));
     // The newest page holds every entry a recent build published; an older one is not a new entry.

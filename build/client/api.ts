@@ -15,7 +15,8 @@ export interface RateLimit {
   reset: number;
 }
 
-export interface Answer<T> {
+/** A body fetched, with what its headers said. */
+export interface Fetched<T> {
   body: T;
   /** The body's bytes as served (UTF-8 text), for a mirror that must equal the API. */
   text: string;
@@ -81,7 +82,7 @@ export function createClient(opts: ClientOptions) {
   const random = opts.random ?? Math.random;
   const retries = opts.retries ?? 3;
 
-  async function get<T>(path: string): Promise<Answer<T>> {
+  async function get<T>(path: string): Promise<Fetched<T>> {
     const cached = opts.cache?.get(path);
     const headers: Record<string, string> = { [API_KEY_HEADER]: opts.key, Accept: JSON_MEDIA_TYPE };
     if (cached) headers['If-None-Match'] = cached.etag;

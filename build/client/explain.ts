@@ -25,7 +25,8 @@ interface Row {
   judgment: { grade: string; standard: string | null } | null;
 }
 
-interface Answer {
+/** What explain reads of the grader's result (grade.ts, GradeResult). */
+interface GradeFound {
   result: string;
   grade: string | null;
   limiting: { factor_id: string }[];
@@ -57,7 +58,7 @@ function entered(f: Factor, s: Sample): string | null {
 export function explain(
   record: Rec,
   sample: Sample,
-  result: Answer,
+  result: GradeFound,
 ): { at: string; above: string | null; rows: Row[] } | null {
   const ladder = record.variety_tracks
     ? record.variety_tracks.find((t) => t.track_id === sample.track)?.grades

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer } from '../../build/publish.ts';
-import { MANIFEST_FILE, type Manifest } from '../../build/site-format.ts';
+import { readBuild } from '../../build/site-format.ts';
 import { type Bench, HEALTH, NGINX_MISSING, RECORD, REGISTER, runBench } from './context.ts';
 import { seedAccounts, unknownKeys } from './data.ts';
 import { footprint } from './footprint.ts';
@@ -27,7 +27,7 @@ const UNLIMITED = { RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: 
 async function main(b: Bench) {
   const siteDir = publishRealSite(b);
   const pointer = readPointer(siteDir)!;
-  const manifest = JSON.parse(readFileSync(join(siteDir, pointer.dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
   const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;
   const rows: Row[] = [];
   const log = (r: Row) => {

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { buildSite } from '../../build/build-site.ts';
 import { publishSite } from '../../build/publish.ts';
 import { POINTER_FILE } from '../../build/site-format.ts';
 import { loadConfig } from '../../gateway/config.ts';
 import { type Gateway, startGateway } from '../../gateway/server.ts';
+import { buildSite } from './build.ts';
 import { tempDir } from './dataset.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,0 +1,58 @@
+// The headers of one encoding of a body, built once when its build is loaded: type, length, ETag,
+// caching, the pages' security headers (security-headers.ts), CORS for the public modules, and the 304's subset.
+import { JSON_MEDIA_TYPE } from '../build/site-format.ts';
+import type { Variant } from './resource.ts';
+import { PAGE_HEADERS } from './security-headers.ts';
+
+/** How a body is served under a route: its Cache-Control, and whether any page may import it. */
+export interface Serving {
+  cache: string;
+  publicModule: boolean;
+}
+
+/** The headers of one encoding of a body, served under a route of that cache class. A 304 says the same as its 200. */
+function variantHeaders(
+  entry: { type: string },
+  v: { length: number; etag: string },
+  encoding: string | null,
+  serving: Serving,
+): string[] {
+  const json = entry.type.startsWith(JSON_MEDIA_TYPE);
+  const h = [
+    'Content-Type',
+    entry.type,
+    'Content-Length',
+    String(v.length),
+    'ETag',
+    v.etag,
+    'Cache-Control',
+    serving.cache,
+    'Vary',
+    'Accept-Encoding',
+  ];
+  if (!json) h.push(...PAGE_HEADERS);
+  else h.push('X-Content-Type-Options', 'nosniff');
+  // The code and files under /client/ are public modules any page may import (the grader and its
+  // suite, docs/grading.md); data stays without CORS (docs/contract.md, Errors and HTTP).
+  if (serving.publicModule) h.push('Access-Control-Allow-Origin', '*');
+  if (encoding) h.push('Content-Encoding', encoding);
+  return h;
+}
+
+/**
+ * One encoding of a body, ready to write: its bytes, or (bodies left at the upstream origin) the
+ * path it is fetched from, with its headers and its 304's.
+ */
+export function preparedVariant(
+  entry: { type: string },
+  v: { length: number; etag: string },
+  encoding: string | null,
+  serving: Serving,
+  body: Buffer | string,
+): Variant {
+  const headers = variantHeaders(entry, v, encoding, serving);
+  const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
+  return typeof body === 'string'
+    ? { body: null, path: body, etag: v.etag, headers, notModifiedHeaders }
+    : { body, etag: v.etag, headers, notModifiedHeaders };
+}
