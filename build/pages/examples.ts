@@ -39,6 +39,18 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
     `RateLimit: "default";r=${remaining};t=2710`,
   ];
   const data = [`Content-Type: ${JSON_CONTENT_TYPE}`, 'ETag: "…"', 'Cache-Control: private, no-cache', ...rate];
+  /** A JSON POST of the key operations, with its JSON answer. */
+  const post = (name: RouteName, json: string, status: number, body: object): Example => ({
+    request: `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '${json}' '${origin}${ROUTES[name].path}'`,
+    status,
+    headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
+    body,
+  });
+  const newKey = {
+    api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
+    email: 'you@example.com',
+    schema_version: SCHEMA_VERSION,
+  };
   const sample = ds.grains.find((g) => g.grain_id === 'CORN_CW') ?? ds.grains[0]!;
   const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
   return {
@@ -58,38 +70,19 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
     },
     [op('changelog')]: changelogExample(sorted, curl, data),
     [op('register', 'POST')]: {
-      request:
-        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"email":"you@example.com"}' ` +
-        `'${origin}${ROUTES.register.path}'`,
-      status: 201,
-      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
-      body: {
-        api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
-        email: 'you@example.com',
-        schema_version: SCHEMA_VERSION,
-      },
+      ...post('register', '{"email":"you@example.com"}', 201, newKey),
       note: 'The key is shown only in this answer; the service keeps only its SHA-256.',
     },
     [op('recover', 'POST')]: {
-      request:
-        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"email":"you@example.com"}' ` +
-        `'${origin}${ROUTES.recover.path}'`,
-      status: 202,
-      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
-      body: { email: 'you@example.com', message: RECOVERY_ACCEPTED_MESSAGE, schema_version: SCHEMA_VERSION },
+      ...post('recover', '{"email":"you@example.com"}', 202, {
+        email: 'you@example.com',
+        message: RECOVERY_ACCEPTED_MESSAGE,
+        schema_version: SCHEMA_VERSION,
+      }),
       note: 'The same answer for every address; the mail goes only to an address an account holds.',
     },
     [op('recoverConfirm', 'POST')]: {
-      request:
-        `curl -X POST -H 'Content-Type: ${JSON_MEDIA_TYPE}' -d '{"token":"${RECOVERY_TOKEN_PREFIX}…"}' ` +
-        `'${origin}${ROUTES.recoverConfirm.path}'`,
-      status: 201,
-      headers: [`Content-Type: ${JSON_CONTENT_TYPE}`, 'Cache-Control: no-store'],
-      body: {
-        api_key: `${KEY_PREFIX}<32 random characters><6-character checksum>`,
-        email: 'you@example.com',
-        schema_version: SCHEMA_VERSION,
-      },
+      ...post('recoverConfirm', `{"token":"${RECOVERY_TOKEN_PREFIX}…"}`, 201, newKey),
       note: "The token is the link's code parameter. Every earlier key of the account is now revoked.",
     },
     [op('revokeKey', 'DELETE')]: {
