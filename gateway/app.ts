@@ -143,9 +143,10 @@ export function createApp(opts: AppOptions) {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
     x.account = account.id;
     if (x.resource) x.precondition = precondition(x.req.headers, x.resource);
-    // a 304 is not counted; a key's quota is its own
-    if (x.precondition === 'not_modified') return then(x, store.requests.peek(account.keyId, x.now), revalidated);
-    return then(x, store.requests.hit(account.keyId, x.now), counted);
+    // a 304 is not counted; a key's quota is its own (its account holds its window: one lookup a request)
+    const { requests } = store;
+    if (x.precondition === 'not_modified') return then(x, requests.peek(account.keyId, x.now, account), revalidated);
+    return then(x, requests.hit(account.keyId, x.now, account), counted);
   }
 
   /**

@@ -68,7 +68,7 @@ export function filledPage(page: PageTemplate, origin: string, now: number): Res
 export function pageResource(page: PageTemplate, origin: string, compress: boolean, plain?: Resource): Resource {
   const body = plain?.identity.body ?? Buffer.from(fillSlots(page.parts, { origin }));
   const identity = plain?.identity ?? page.variantOf(body, `"${sha(body)}"`, null);
-  if (!compress) return { identity, etags: new Set([identity.etag]) };
+  if (!compress) return { identity };
   const tag = identity.etag.slice(1, -1);
   const brBytes = brotliCompressSync(body, {
     // A page is a few tens of KB: a middle quality costs a millisecond or two
@@ -76,7 +76,7 @@ export function pageResource(page: PageTemplate, origin: string, compress: boole
   });
   const br = page.variantOf(brBytes, `"${tag}.br"`, 'br');
   const gzip = page.variantOf(gzipSync(body, { level: 6 }), `"${tag}.gz"`, 'gzip');
-  return { identity, br, gzip, etags: new Set([identity.etag, br.etag, gzip.etag]) };
+  return { identity, br, gzip };
 }
 
 const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 32);

@@ -27,34 +27,48 @@ export const safePath = (url: string) => {
 };
 
 /**
- * The `"method":…,"path":…` part of a request line as UTF-8 bytes, kept for the paths seen lately:
- * clients sync a handful of paths, and building the part costs two JSON.stringify calls and
- * safePath. Keyed by the path without its query, so no query string is ever held; a path with
- * key-shaped text in it, or longer than the 512 characters logged of it, is never kept. Bounded: a
- * flood of distinct paths empties it rather than growing it (at most 1,024 of up to 512 characters).
+ * The `"method":…,"path":…` part of a request line as UTF-8 bytes, and that part followed by each
+ * status's `,"status":…,"ms":`, kept for the paths seen lately: clients sync a handful of paths, and
+ * building the part costs two JSON.stringify calls and safePath. Keyed by the path without its
+ * query, so no query string is ever held; a path with key-shaped text in it, or longer than the 512
+ * characters logged of it, is never kept. Bounded: a flood of distinct paths empties it rather than
+ * growing it (at most 1,024 of up to 512 characters per method).
  */
+interface PathParts {
+  methodPath: Buffer;
+  /** By status: methodPath then `,"status":…,"ms":`, made on first use. */
+  withStatus: Buffer[];
+}
+const withStatus = (parts: PathParts, status: number) => {
+  const part = Buffer.concat([parts.methodPath, Buffer.from(`,"status":${status},"ms":`, 'latin1')]);
+  parts.withStatus[status] = part;
+  return part;
+};
 const MAX_KEPT_PATHS = 1024;
-function methodAndPath(methodPaths: Map<string, Map<string, Buffer>>, method: string, url: string): Buffer {
+function pathParts(methodPaths: Map<string, Map<string, PathParts>>, method: string, url: string): PathParts {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   let byPath = methodPaths.get(method);
   const kept = byPath?.get(path);
   if (kept !== undefined) return kept;
-  const part = Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`);
-  if (path.length > 512 || path.includes(KEY_PREFIX)) return part;
+  const parts: PathParts = {
+    methodPath: Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`),
+    withStatus: [],
+  };
+  if (path.length > 512 || path.includes(KEY_PREFIX)) return parts;
   if (!byPath) {
     if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
     byPath = new Map();
     methodPaths.set(method, byPath);
   }
   if (byPath.size >= MAX_KEPT_PATHS) byPath.clear();
-  byPath.set(path, part);
-  return part;
+  byPath.set(path, parts);
+  return parts;
 }
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
-// A line is written as few cached parts (each a copy into the chunk): `{"time":"…",` per ms, the
-// method and path per path, `,"status":…,"ms":` per status (both kept by each logger), then digits and the account.
+// A line is written as two cached parts (each a copy into the chunk): `{"time":"…",` per ms, then
+// the method, path and status (kept by each logger, per path and status), then digits and the account.
 const ACCOUNT_NULL = ascii(',"account":null}\n');
 const ACCOUNT_START = ascii(',"account":"');
 const END = ascii('"}\n');
@@ -103,10 +117,8 @@ export function createLogger(
   flushMs = 100,
 ) {
   const output: LogOutput = typeof out === 'function' ? { write: (c) => void out(c) } : out;
-  /** The logger's kept parts of lines: the method and path by path, the status part by status. */
-  const methodPaths = new Map<string, Map<string, Buffer>>();
-  const statusParts: Buffer[] = [];
-  const statusPart = (status: number) => (statusParts[status] ??= ascii(`,"status":${status},"ms":`));
+  /** The logger's kept parts of lines, by method and path. */
+  const methodPaths = new Map<string, Map<string, PathParts>>();
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;
   /** Filled chunks not yet written (the output is backed up), and their bytes. */
@@ -212,7 +224,7 @@ export function createLogger(
   const request = (line: RequestLine) => {
     const { method, url, status, ms, account } = line;
     const now = line.now ?? clock();
-    const part = methodAndPath(methodPaths, method, url);
+    const parts = pathParts(methodPaths, method, url);
     const hundredths = Math.round(ms * 100);
     if (
       (backedUp && heldBytes + used >= MAX_HELD_BYTES) ||
@@ -221,16 +233,16 @@ export function createLogger(
       !(status >= 100 && status <= 999)
     ) {
       push(
-        `{"time":"${time(now)}",${part.toString()},"status":${status},` +
+        `{"time":"${time(now)}",${parts.methodPath.toString()},"status":${status},` +
           `"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`,
       );
       return;
     }
     time(now);
+    const part = parts.withStatus[status] ?? withStatus(parts, status);
     if (used + part.length + 128 > CHUNK_BYTES) flush();
     bytes(timePart);
     bytes(part);
-    bytes(statusPart(status));
     digits(Math.floor(hundredths / 100));
     const cents = hundredths % 100;
     if (cents !== 0) {

@@ -48,21 +48,10 @@ export function createVariantChooser(): ChooseVariant {
   };
 }
 
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
-function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
-  if (!header) return false;
-  // what a syncing client sends: the one ETag it was given, as it was given
-  if (typeof header === 'string' && resource.etags.has(header)) return true;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.trim() === '*') return true;
-  if (value.length > 4096) return false;
-  for (const raw of value.split(',')) {
-    const tag = raw.trim().replace(/^W\//, '');
-    if (resource.etags.has(tag)) return true;
-  }
-  return false;
-}
-
+/**
+ * The variant whose ETag is `etag`: every ETag of a resource names the same content, so any of them
+ * matches (a few string comparisons: no set to hash a request's header into).
+ */
 const variantOf = (resource: Resource, etag: string): Variant | undefined =>
   etag === resource.br?.etag
     ? resource.br
@@ -71,6 +60,20 @@ const variantOf = (resource: Resource, etag: string): Variant | undefined =>
       : etag === resource.gzip?.etag
         ? resource.gzip
         : undefined;
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
+function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
+  if (!header) return false;
+  // what a syncing client sends: the one ETag it was given, as it was given
+  if (typeof header === 'string' && variantOf(resource, header) !== undefined) return true;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  if (value.length > 4096) return false;
+  for (const raw of value.split(',')) {
+    if (variantOf(resource, raw.trim().replace(/^W\//, '')) !== undefined) return true;
+  }
+  return false;
+}
 
 /**
  * The variant whose ETag If-None-Match names, for the 304 to name the tag matched (docs/contract.md,
@@ -99,7 +102,7 @@ function matchFails(header: string | string[] | undefined, resource: Resource): 
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return false;
   if (value.length > 4096) return true;
-  for (const raw of value.split(',')) if (resource.etags.has(raw.trim())) return false;
+  for (const raw of value.split(',')) if (variantOf(resource, raw.trim()) !== undefined) return false;
   return true;
 }
 

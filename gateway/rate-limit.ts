@@ -32,32 +32,43 @@ export interface Decision {
  */
 export const ATTEMPTS_PER_REGISTRATION = 10;
 
-export interface Limiter {
-  /** Counts one request when the limit allows it. */
-  hit(subject: string, now: number): Decision | Promise<Decision>;
-  /** The state without counting (for a 304, which is not counted). */
-  peek(subject: string, now: number): Decision | Promise<Decision>;
+/**
+ * What a caller keeps for one subject across requests (a verified key's account): a limiter in this
+ * process's memory keeps the subject's window on it, so the next request of that subject costs no
+ * lookup (docs/performance.md: the measurements behind the code). Other limiters ignore it.
+ */
+export interface WindowHolder {
+  window?: WindowState;
 }
 
-export function decide(
-  state: WindowState | undefined,
-  now: number,
-  limit: number,
-  count: boolean,
-): { state: WindowState | undefined; decision: Decision } {
-  const open = state && now < state.start + WINDOW_MS ? state : undefined;
-  const used = open?.count ?? 0;
-  if (used >= limit)
-    return { state: open, decision: { allowed: false, limit, used, resetAt: open!.start + WINDOW_MS } };
-  if (!count)
-    return {
-      state: open,
-      decision: { allowed: true, limit, used, resetAt: open ? open.start + WINDOW_MS : now + WINDOW_MS },
-    };
-  const next = open
-    ? { start: open.start, count: used + 1, last: now, unsaved: open.unsaved }
-    : { start: now, count: 1, last: now, unsaved: 0 };
-  return { state: next, decision: { allowed: true, limit, used: next.count, resetAt: next.start + WINDOW_MS } };
+export interface Limiter {
+  /** Counts one request when the limit allows it. */
+  hit(subject: string, now: number, holder?: WindowHolder): Decision | Promise<Decision>;
+  /** The state without counting (for a 304, which is not counted). */
+  peek(subject: string, now: number, holder?: WindowHolder): Decision | Promise<Decision>;
+}
+
+/** A subject's window before its first counted request: closed, so the first count opens one. */
+export const closedWindow = (): WindowState => ({ start: Number.NEGATIVE_INFINITY, count: 0, last: 0, unsaved: 0 });
+
+/**
+ * The decision on one request of `window`'s subject at `now`. Counting it, when allowed, changes the
+ * window in place (the first request after the hour opens the next window); a refusal or a peek
+ * changes nothing. In place, because the windows a process holds are counted on every request.
+ */
+export function decide(window: WindowState, now: number, limit: number, count: boolean): Decision {
+  const open = now < window.start + WINDOW_MS;
+  const used = open ? window.count : 0;
+  if (used >= limit) return { allowed: false, limit, used, resetAt: window.start + WINDOW_MS };
+  if (!count) return { allowed: true, limit, used, resetAt: (open ? window.start : now) + WINDOW_MS };
+  if (!open) {
+    window.start = now;
+    window.count = 0;
+  }
+  window.count++;
+  window.last = now;
+  window.unsaved++;
+  return { allowed: true, limit, used: window.count, resetAt: window.start + WINDOW_MS };
 }
 
 export const retryAfterSeconds = (d: Decision, now: number) => Math.max(1, Math.ceil((d.resetAt - now) / 1000));

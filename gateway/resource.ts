@@ -16,6 +16,4 @@ export interface Resource {
   identity: Variant;
   br?: Variant;
   gzip?: Variant;
-  /** Every ETag of the resource: If-None-Match with any of them is a match (same content). */
-  etags: Set<string>;
 }

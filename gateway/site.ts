@@ -84,7 +84,6 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
       identity: variant(entry.identity, null),
       br: entry.br && variant(entry.br, 'br'),
       gzip: entry.gzip && variant(entry.gzip, 'gzip'),
-      etags: new Set([entry.identity.etag, entry.br?.etag, entry.gzip?.etag].filter((e): e is string => Boolean(e))),
     };
     resources.set(id, r);
     return r;

@@ -61,6 +61,27 @@ describe('the request line', () => {
       assert.equal(chunks.join(''), `${expected}\n${expected}\n`);
     });
   }
+  it('writes each status of a kept path as its own (the parts are kept per path and status)', () => {
+    const chunks: string[] = [];
+    const logger = createLogger(
+      (chunk) => chunks.push(chunk.toString()),
+      () => at,
+    );
+    const statuses = [200, 304, 200, 404, 304, 429];
+    for (const status of statuses)
+      logger.request({ method: 'GET', url: '/api/grains/CWRS', status, ms: 1, account: '5' });
+    logger.request({ method: 'HEAD', url: '/api/grains/CWRS', status: 200, ms: 1, account: '5' });
+    logger.flush();
+    const lines = chunks
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.method, l.path, l.status]),
+      [...statuses.map((s) => ['GET', '/api/grains/CWRS', s]), ['HEAD', '/api/grains/CWRS', 200]],
+    );
+  });
   it('carries each line its own time, as the millisecond changes (the time part is rewritten in place)', () => {
     const times = [at, at + 1, at + 1, at + 86_400_000 + 7, Date.UTC(10000, 0, 1), at, -1];
     const chunks: string[] = [];

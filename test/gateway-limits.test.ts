@@ -3,7 +3,7 @@
 // replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
+import { closedWindow, decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
 import { createRateLimitHeaders } from '../gateway/rate-limit-headers.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -62,8 +62,19 @@ describe('window arithmetic', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const { decision } = decide(c.state, c.now, 5, c.count);
+      const window = c.state ? { ...c.state } : closedWindow();
+      const before = { ...window };
+      const decision = decide(window, c.now, 5, c.count);
       assert.deepEqual(decision, { allowed: c.allowed, limit: 5, used: c.used, resetAt: c.resetAt });
+      // counted: the window changed in place; refused or peeked: untouched
+      if (c.count && c.allowed)
+        assert.deepEqual(window, {
+          start: c.resetAt - WINDOW_MS,
+          count: c.used,
+          last: c.now,
+          unsaved: before.unsaved + 1,
+        });
+      else assert.deepEqual(window, before);
     });
   }
   it('writes the rate-limit headers of the contract', () => {

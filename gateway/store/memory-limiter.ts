@@ -1,44 +1,56 @@
 // The hourly windows held in this process's memory: the embedded store's (sqlite.ts saves and
 // restores them) and Redis's stand-in during an outage (redis-outage.ts). The arithmetic of one
 // window is rate-limit.ts's.
-import { decide, WINDOW_MS, type WindowState } from '../rate-limit.ts';
+import { closedWindow, decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */
 export type SavedWindow = [subject: string, start: number, count: number, last?: number];
+
+/** A window in the map, and whether it has left it (a holder then looks its subject up again). */
+interface HeldWindow extends WindowState {
+  dropped?: boolean;
+}
 
 /**
  * Windows held in this process: exact, because one Node process runs one request's count at a
  * time. Bounded: windows that ended are swept, and `maxSubjects` caps how many are held (the
  * oldest are dropped first: used for per-address registration limits against floods). A count
- * changes its window in place (no Map write on the hot path when unbounded).
+ * changes its window in place; a caller that passes a holder (app.ts: the key's account) finds the
+ * window there next time, with no lookup, until the window leaves the map.
  */
 export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number }) {
-  const windows = new Map<string, WindowState>();
+  const windows = new Map<string, HeldWindow>();
   let changed = false;
   const max = opts.maxSubjects ?? Infinity;
-  const apply = (subject: string, now: number, count: boolean) => {
-    const held = windows.get(subject);
-    const { state, decision } = decide(held, now, opts.limit, count);
-    if (count && decision.allowed) {
+  const drop = (subject: string, w: HeldWindow) => {
+    windows.delete(subject);
+    w.dropped = true;
+  };
+  const apply = (subject: string, now: number, count: boolean, holder: WindowHolder | undefined) => {
+    const kept: HeldWindow | undefined = holder?.window;
+    const held = kept !== undefined && kept.dropped !== true ? kept : windows.get(subject);
+    const w = held ?? closedWindow();
+    const decision = decide(w, now, opts.limit, count);
+    const counted = count && decision.allowed;
+    if (counted) {
       changed = true;
-      if (held && max === Infinity) {
-        held.start = state!.start;
-        held.count = state!.count;
-        held.last = now;
-        held.unsaved++;
-      } else {
-        // re-insert: Map order is then oldest-first for eviction
-        state!.unsaved = (held?.unsaved ?? 0) + 1;
-        if (held) windows.delete(subject);
-        windows.set(subject, state!);
-        if (windows.size > max) windows.delete(windows.keys().next().value!);
+      if (held === undefined || max !== Infinity) {
+        // (re-)inserted: Map order is then oldest-first for eviction
+        windows.delete(subject);
+        windows.set(subject, w);
+        if (windows.size > max) {
+          const [oldest, window] = windows.entries().next().value!;
+          drop(oldest, window);
+        }
       }
     }
+    // the holder keeps the window only while it is the one in the map (counted, or there already)
+    if (holder !== undefined && w !== kept && (held !== undefined || counted)) holder.window = w;
     return decision;
   };
   return {
-    hit: (subject: string, now: number) => apply(subject, now, true),
-    peek: (subject: string, now: number) => apply(subject, now, false),
+    hit: (subject: string, now: number, holder?: WindowHolder) => apply(subject, now, true, holder),
+    peek: (subject: string, now: number, holder?: WindowHolder) => apply(subject, now, false, holder),
     /**
      * Drops the windows whose hour is over and gives the others (for saving). One with usage not
      * yet settled is kept until it is, but not given.
@@ -47,7 +59,7 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
       let unsettled = false;
       for (const [k, w] of windows) {
         if (now < w.start + WINDOW_MS) continue;
-        if (w.unsaved === 0) windows.delete(k);
+        if (w.unsaved === 0) drop(k, w);
         else unsettled = true;
       }
       if (!unsettled) return windows;
@@ -81,9 +93,15 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
     },
     restore(rows: Iterable<SavedWindow>, now: number) {
       for (const [k, start, count, last = start] of rows) {
-        if (now < start + WINDOW_MS) windows.set(k, { start, count, last, unsaved: 0 });
+        if (now >= start + WINDOW_MS) continue;
+        const replaced = windows.get(k);
+        if (replaced) drop(k, replaced);
+        windows.set(k, { start, count, last, unsaved: 0 });
       }
-      while (windows.size > max) windows.delete(windows.keys().next().value!);
+      while (windows.size > max) {
+        const [oldest, window] = windows.entries().next().value!;
+        drop(oldest, window);
+      }
     },
     get size() {
       return windows.size;

@@ -2,7 +2,7 @@
 // which one it has. Methods may answer at once or through a promise.
 import { performance } from 'node:perf_hooks';
 import { LIVE_KEYS_PER_ACCOUNT } from '../../build/site-format.ts';
-import type { Limiter } from '../rate-limit.ts';
+import type { Limiter, WindowHolder } from '../rate-limit.ts';
 import type { StoreStatus } from './store-status.ts';
 
 export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
@@ -10,8 +10,12 @@ export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
 /** docs/contract.md, Keys and registration: an account holds at most this many live keys. */
 export const MAX_LIVE_KEYS = LIVE_KEYS_PER_ACCOUNT;
 
-/** A live key's account: the account it belongs to and the key's own id (its quota's subject). */
-export interface Account {
+/**
+ * A live key's account: the account it belongs to and the key's own id (its quota's subject). The
+ * store's cache of verified keys keeps one per key, which the embedded store's limiter uses to hold
+ * the key's window (WindowHolder, rate-limit.ts).
+ */
+export interface Account extends WindowHolder {
   id: string;
   email: string;
   keyId: string;
