@@ -227,6 +227,7 @@ export function createApp(opts: AppOptions) {
     try {
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
+      req.row = r.row;
       if (r.handler === null) return errorResponse(r.error, head);
       // the map is complete (satisfies, above): the route's kind picks its handler
       return (handlers[r.handler] as Handler<HandlerKind>)(req, now, head, r, site);

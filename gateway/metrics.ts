@@ -6,7 +6,7 @@
 // the build's id and version: nothing a request sends, so no key, hash or e-mail can appear.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { ROUTE_NAMES, ROUTES, type RouteName, routeOf } from '../build/site-format.ts';
+import { ROUTE_NAMES, ROUTES, type RouteName } from '../build/site-format.ts';
 import type { Mailer, MailOutcome } from './mail.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { WRITE_FAILURES } from './store/store-status.ts';
@@ -14,14 +14,12 @@ import { STORE_OPERATIONS, type Store, type StoreObserver } from './store/types.
 
 /** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
 const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
-const INDEX: ReadonlyMap<RouteName, number> = new Map<RouteName, number>(ROUTE_NAMES.map((name, i) => [name, i]));
+/** A row's index in ROUTE_LABELS; a request that matched no row is "other". */
+const LABEL_INDEX = Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name, i) => [name, i]))) as Record<
+  RouteName,
+  number
+>;
 const OTHER = ROUTE_NAMES.length;
-
-/** A request target's index in ROUTE_LABELS. */
-function labelOf(url: string): number {
-  const name = routeOf(url);
-  return name === null ? OTHER : INDEX.get(name)!;
-}
 
 /** Request durations, seconds: a cached body is answered in well under a millisecond. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -105,7 +103,7 @@ export function createMetrics(opts: MetricsOptions) {
   const durations = ROUTE_LABELS.map(() => new Series(REQUEST_BUCKETS));
   const storeTimes = STORE_OPERATIONS.map(() => new Series(STORE_BUCKETS));
   const storeErrors = STORE_OPERATIONS.map(() => 0);
-  const countOf = (route: RouteName, status: number) => statuses[INDEX.get(route)!]![status]!;
+  const countOf = (route: RouteName, status: number) => statuses[LABEL_INDEX[route]]![status]!;
   let storeKind = 'none';
 
   counter(
@@ -171,9 +169,9 @@ export function createMetrics(opts: MetricsOptions) {
 
   return {
     registry,
-    /** Records one answered request: its target as received, status and duration. */
-    request(url: string, status: number, seconds: number) {
-      const r = labelOf(url);
+    /** Records one answered request: the row it was routed to (app.ts), status and duration. */
+    request(row: RouteName | undefined, status: number, seconds: number) {
+      const r = row === undefined ? OTHER : LABEL_INDEX[row];
       if (status >= 100 && status < 600) statuses[r]![status]!++;
       durations[r]!.observe(seconds);
     },

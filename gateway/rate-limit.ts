@@ -48,9 +48,6 @@ export interface Limiter {
   peek(subject: string, now: number, holder?: WindowHolder): Decision | Promise<Decision>;
 }
 
-/** A subject's window before its first counted request: closed, so the first count opens one. */
-export const closedWindow = (): WindowState => ({ start: Number.NEGATIVE_INFINITY, count: 0, last: 0, unsaved: 0 });
-
 /**
  * The decision on one request of `window`'s subject at `now`. Counting it, when allowed, changes the
  * window in place (the first request after the hour opens the next window); a refusal or a peek

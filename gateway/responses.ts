@@ -1,6 +1,6 @@
 // The shape of every answer the gateway gives, and the one place answers are built from parts:
 // JSON bodies with their headers, and error answers prepared once per catalogue entry.
-import { JSON_CONTENT_TYPE } from '../build/site-format.ts';
+import { JSON_CONTENT_TYPE, type RouteName } from '../build/site-format.ts';
 import { ERRORS, errorBody, type HttpError } from './errors.ts';
 
 export interface GatewayRequest {
@@ -10,6 +10,8 @@ export interface GatewayRequest {
   remoteAddress: string | undefined;
   /** Reads the body, refusing (413) beyond `limit` bytes. */
   readBody(limit: number): Promise<Buffer>;
+  /** The route table's row the app matched, set once it is routed (GET /metrics labels by it). */
+  row?: RouteName | undefined;
 }
 
 export interface GatewayResponse {

@@ -20,7 +20,12 @@ import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource } from './resource.ts';
 import type { Site } from './site.ts';
 
-export type Routed =
+/**
+ * How a request is routed, with the route table's row it matched (`row`; none for an unknown path):
+ * GET /metrics labels a request by it, so nothing routes a request twice.
+ */
+export type Routed = RoutedKind & { row?: RouteName };
+type RoutedKind =
   | { handler: null; error: HttpError } // unknown path, wrong method, key in the URL
   /** The gateway's own handlers: every kind of the route table but the two that serve a body. */
   | { handler: Exclude<HandlerKind, 'public' | 'data'> }
@@ -102,18 +107,21 @@ export function exactRoutes(
   routes: ReadonlyMap<string, Resource>,
 ): ReadonlyMap<string, Routed> {
   const table = new Map<string, Routed>();
-  const data = (key: string): Routed => Object.freeze({ handler: 'data' as const, key, resource: routes.get(key) });
-  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id)));
+  const data = (key: string, row: RouteName): Routed =>
+    Object.freeze({ handler: 'data' as const, key, resource: routes.get(key), row });
+  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
   // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
   for (const key of routes.keys()) {
     if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
-    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key));
+    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, 'grain'));
   }
-  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY));
+  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
   const changelogRoute = changelog('', grainIds);
   table.set(
     ROUTES.changelog.path,
-    changelogRoute.handler === 'data' && changelogRoute.key !== undefined ? data(changelogRoute.key) : changelogRoute,
+    changelogRoute.handler === 'data' && changelogRoute.key !== undefined
+      ? data(changelogRoute.key, 'changelog')
+      : { ...changelogRoute, row: 'changelog' },
   );
   return table;
 }
@@ -165,6 +173,9 @@ const notAllowed = (row: RouteRow): HttpError =>
       ? ERRORS.notAllowedPost
       : ERRORS.notAllowedDelete;
 
+const NOT_FOUND: Routed = Object.freeze({ handler: null, error: ERRORS.notFound });
+const KEY_IN_URL: Routed = Object.freeze({ handler: null, error: ERRORS.keyInQuery });
+
 export function route(method: string, target: string, site: Site): Routed {
   const url = target.charCodeAt(0) === 47 /* "/" */ ? target : originForm(target);
   if (method === 'GET' || method === 'HEAD') {
@@ -175,21 +186,23 @@ export function route(method: string, target: string, site: Site): Routed {
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
 
-  // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query))) return { handler: null, error: ERRORS.keyInQuery };
   const name = routeOf(path);
-  if (name === null) return { handler: null, error: ERRORS.notFound };
+  // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
+  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query)))
+    return name === null ? KEY_IN_URL : { handler: null, error: ERRORS.keyInQuery, row: name };
+  if (name === null) return NOT_FOUND;
   const row: RouteRow = ROUTES[name];
   // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
-  if (row.handler === 'metrics') return { handler: 'metrics' };
-  if (!row.methods.includes(method as RouteRow['methods'][number])) return { handler: null, error: notAllowed(row) };
+  if (row.handler === 'metrics') return { handler: 'metrics', row: name };
+  if (!row.methods.includes(method as RouteRow['methods'][number]))
+    return { handler: null, error: notAllowed(row), row: name };
   switch (row.handler) {
     case 'data':
-      return DATA[name]!(path, query, site);
+      return { ...DATA[name]!(path, query, site), row: name };
     case 'public':
-      return { handler: 'public', key: path };
+      return { handler: 'public', key: path, row: name };
     default:
-      return { handler: row.handler };
+      return { handler: row.handler, row: name };
   }
 }
 

@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 // Imported, not the global: Node 20 defines globalThis.performance as a lazy getter, a cost on
 // every request (docs/performance.md: the measurements behind the code).
 import { performance } from 'node:perf_hooks';
+import type { RouteName } from '../build/site-format.ts';
 import type { App, GatewayRequest, GatewayResponse, Reply } from './app.ts';
 import { INTERNAL_ERROR } from './app.ts';
 import { type AssembleOptions, assembleGateway } from './assemble.ts';
@@ -74,6 +75,7 @@ class NodeRequest implements GatewayRequest, RequestLine {
   status = 0;
   ms = 0;
   account: string | null = null;
+  row: RouteName | undefined = undefined;
   constructor(
     readonly raw: IncomingMessage,
     /** When the request arrived (the injected clock): decided on and logged with. */
@@ -116,7 +118,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     request.status = status;
     request.account = account;
     if (timed) request.ms = performance.now() - request.started;
-    metrics?.request(request.url, status, request.ms / 1000);
+    metrics?.request(request.row, status, request.ms / 1000);
     if (logAll || (logErrors && status >= 400)) logger.request(request);
     if (--inFlight === 0 && drained) drained();
   };

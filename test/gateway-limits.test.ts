@@ -3,7 +3,7 @@
 // replacement key. Time is injected.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { closedWindow, decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
+import { decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
 import { createRateLimitHeaders } from '../gateway/rate-limit-headers.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -62,7 +62,7 @@ describe('window arithmetic', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const window = c.state ? { ...c.state } : closedWindow();
+      const window = c.state ? { ...c.state } : { start: Number.NEGATIVE_INFINITY, count: 0, last: 0, unsaved: 0 };
       const before = { ...window };
       const decision = decide(window, c.now, 5, c.count);
       assert.deepEqual(decision, { allowed: c.allowed, limit: 5, used: c.used, resetAt: c.resetAt });

@@ -89,15 +89,23 @@ for (const [name, storeEnv, skip] of STORES) {
         const key = await register(t.url, `moving-${name}@example.com`);
         for (let i = 0; i < 3; i++) assert.equal((await get(t.url, '/api/grains/CWRS', key)).status, 200);
         assert.equal((await get(t.url, '/api/grains', 'ggt_not_a_real_key')).status, 401);
+        // labelled by the row the request was routed to, whichever way it got there
+        assert.equal((await get(t.url, '/api/grains/cwrs', key)).status, 200, 'routed, not an exact path');
+        assert.equal((await get(t.url, '/api/changelog?limit=0', key)).status, 400);
+        assert.equal((await get(t.url, '/api/grains/CWRS?api_key=x', key)).status, 400, 'a key in the URL');
+        assert.equal((await get(t.url, '/nowhere', key)).status, 404);
         // sent with a key, a scrape is not one of the key's requests
         assert.equal((await get(t.url, '/metrics', key, AUTH)).status, 200);
         const after = await scrape();
         const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0);
-        assert.equal(delta('gateway_http_requests_total{route="/api/grains/{grain_id}",status="200"}'), 3);
+        assert.equal(delta('gateway_http_requests_total{route="/api/grains/{grain_id}",status="200"}'), 4);
+        assert.equal(delta('gateway_http_requests_total{route="/api/changelog",status="400"}'), 1);
+        assert.equal(delta('gateway_http_requests_total{route="/api/grains/{grain_id}",status="400"}'), 1);
+        assert.equal(delta('gateway_http_requests_total{route="other",status="404"}'), 1);
         assert.equal(delta('gateway_http_requests_total{route="/api/grains",status="401"}'), 1);
         assert.equal(delta('gateway_http_requests_total{route="/api/register",status="201"}'), 1);
         assert.equal(delta('gateway_http_requests_total{route="/metrics",status="200"}'), 2);
-        assert.equal(delta('gateway_http_request_duration_seconds_count{route="/api/grains/{grain_id}"}'), 3);
+        assert.equal(delta('gateway_http_request_duration_seconds_count{route="/api/grains/{grain_id}"}'), 5);
         assert.equal(delta('gateway_registrations_total'), 1);
         assert.equal(delta('gateway_rejected_requests_total{reason="key"}'), 1);
         assert.equal(delta('gateway_live_keys'), 1);
@@ -111,7 +119,8 @@ for (const [name, storeEnv, skip] of STORES) {
         assert.ok((sample(after, 'gateway_site_age_seconds') ?? -1) >= 0, 'the site has an age');
         assert.ok(sample(after, 'process_cpu_seconds_total') !== undefined, 'process metrics are there');
         const next = await get(t.url, '/api/grains/CWRS', key);
-        assert.equal(next.headers['x-ratelimit-used'], '4', 'the scrape was not counted');
+        // 3 + the lower-case path + the refused changelog + this one: the scrape was not counted
+        assert.equal(next.headers['x-ratelimit-used'], '6', 'the scrape was not counted');
 
         // revoked: one key fewer
         const revoked = await request(t.url, '/api/keys/current', { method: 'DELETE', headers: { 'x-api-key': key } });

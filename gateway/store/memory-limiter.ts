@@ -1,15 +1,23 @@
 // The hourly windows held in this process's memory: the embedded store's (sqlite.ts saves and
 // restores them) and Redis's stand-in during an outage (redis-outage.ts). The arithmetic of one
 // window is rate-limit.ts's.
-import { closedWindow, decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
+import { decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */
 export type SavedWindow = [subject: string, start: number, count: number, last?: number];
 
 /** A window in the map, and whether it has left it (a holder then looks its subject up again). */
 interface HeldWindow extends WindowState {
-  dropped?: boolean;
+  dropped: boolean;
 }
+/** Every window is made here, so all have one shape (the code that counts sees one kind of object). */
+const heldWindow = (start: number, count: number, last: number, unsaved: number): HeldWindow => ({
+  start,
+  count,
+  last,
+  unsaved,
+  dropped: false,
+});
 
 /**
  * Windows held in this process: exact, because one Node process runs one request's count at a
@@ -27,9 +35,10 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
     w.dropped = true;
   };
   const apply = (subject: string, now: number, count: boolean, holder: WindowHolder | undefined) => {
-    const kept: HeldWindow | undefined = holder?.window;
-    const held = kept !== undefined && kept.dropped !== true ? kept : windows.get(subject);
-    const w = held ?? closedWindow();
+    const kept = holder?.window as HeldWindow | undefined;
+    const held = kept !== undefined && !kept.dropped ? kept : windows.get(subject);
+    // no window yet: a closed one, which the first count opens
+    const w = held ?? heldWindow(Number.NEGATIVE_INFINITY, 0, Number.NEGATIVE_INFINITY, 0);
     const decision = decide(w, now, opts.limit, count);
     const counted = count && decision.allowed;
     if (counted) {
@@ -96,7 +105,7 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
         if (now >= start + WINDOW_MS) continue;
         const replaced = windows.get(k);
         if (replaced) drop(k, replaced);
-        windows.set(k, { start, count, last, unsaved: 0 });
+        windows.set(k, heldWindow(start, count, last, 0));
       }
       while (windows.size > max) {
         const [oldest, window] = windows.entries().next().value!;

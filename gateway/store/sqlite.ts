@@ -232,7 +232,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       if (!issued.mightHold(digest)) return null;
       const row = read(() => timed(opts.observe, 'find_key', () => find.get(digestBytes(digest))));
       if (!row) return null;
-      const account = { id: String(row.id), email: row.email, keyId: String(row.keyId) };
+      // its window slot from the start: every cached account keeps one shape (the limiter fills it)
+      const account: Account = { id: String(row.id), email: row.email, keyId: String(row.keyId), window: undefined };
       verified.set(key, account);
       return account;
     },
