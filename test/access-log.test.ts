@@ -83,7 +83,18 @@ describe('the request line', () => {
     );
   });
   it('carries each line its own time, as the millisecond changes (the time part is rewritten in place)', () => {
-    const times = [at, at + 1, at + 1, at + 86_400_000 + 7, Date.UTC(10000, 0, 1), at, -1];
+    const times = [
+      at,
+      at + 1,
+      at + 1,
+      at + 876,
+      at + 877,
+      at + 922,
+      at + 86_400_000 + 7,
+      Date.UTC(10000, 0, 1) + 5,
+      at,
+      -1,
+    ];
     const chunks: string[] = [];
     const logger = createLogger((chunk) => chunks.push(chunk.toString()));
     for (const t of times)
