@@ -15,6 +15,7 @@ import { recordIssuedKey, type TestClock, testClock, testConfig, testLogs } from
 export interface TestApp extends GatewayParts {
   clock: TestClock;
   stateDir: string;
+  siteDir: string;
   logs: string[];
 }
 
@@ -42,7 +43,7 @@ export async function startTestApp(
     mailRetryDelaysMs,
     store,
   });
-  return Object.assign(parts, { clock, stateDir: config.stateDir, logs });
+  return Object.assign(parts, { clock, stateDir: config.stateDir, siteDir: config.siteDir, logs });
 }
 
 export interface InjectRequest {
