@@ -2,34 +2,34 @@
 // issues keys and serves keyed requests, restored into a new STATE_DIR, brings back every key issued
 // before it with its account, its usage and its hourly window; the keys issued after it are refused;
 // a backup never overwrites a file. (npm run backup, the CLI over backupStore, runs in CI's
-// production step on the production dependencies alone.)
+// production step on the production dependencies alone.) The gateway is its app, asked in process
+// (helpers/inject.ts): the store is the subject, not the socket.
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../gateway/config.ts';
-import { startGateway } from '../gateway/server.ts';
 import { BackupError, backupStore } from '../gateway/store/backup.ts';
 import { openSqliteStore } from '../gateway/store/sqlite.ts';
 import { DB_FILE } from '../gateway/store/sqlite-schema.ts';
 import { tempDir } from './helpers/dataset.ts';
-import { get, realSiteDir, register, startTestGateway, testClock } from './helpers/gateway.ts';
+import { testClock } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
 
 const LIMITS = { RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '1000' };
 
 /** The gateway on a store that saves its windows and usage every 10 ms, so the test need not wait 2 s. */
-async function servingGateway(stateDir: string, clock: ReturnType<typeof testClock>) {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STATE_DIR: stateDir, SITE_DIR: realSiteDir(), ...LIMITS });
+function servingGateway(stateDir: string, clock: ReturnType<typeof testClock>) {
+  const perHour = Number(LIMITS.REGISTER_LIMIT_PER_HOUR);
   const store = openSqliteStore({
     stateDir,
-    rateLimitPerHour: config.rateLimitPerHour,
-    registerLimitPerHour: config.registerLimitPerHour,
-    registerAttemptsPerHour: config.registerLimitPerHour * 10,
+    rateLimitPerHour: Number(LIMITS.RATE_LIMIT_PER_HOUR),
+    registerLimitPerHour: perHour,
+    registerAttemptsPerHour: perHour * 10,
     clock,
     checkpointMs: 10,
   });
-  return startGateway({ config, clock, store, logWrite: () => {} });
+  return startTestApp({ STATE_DIR: stateDir, ...LIMITS }, { clock, store });
 }
 
 /** Requests saved in the file (the checkpoint's work), read as the backup reads it: another connection. */
@@ -47,13 +47,13 @@ describe('backup and restore of the embedded store', () => {
     const stateDir = tempDir('backup-state');
     const clock = testClock();
     const gateway = await servingGateway(stateDir, clock);
-    const base = gateway.url;
-    const loadKey = await register(base, 'load@example.com');
+    const { app } = gateway;
+    const loadKey = await injectRegister(app, 'load@example.com');
     let loading = true;
     let served = 0;
     const load = (async () => {
       while (loading) {
-        const res = await get(base, '/api/grains', loadKey);
+        const res = await injectGet(app, '/api/grains', loadKey);
         assert.equal(res.status, 200);
         served++;
       }
@@ -61,10 +61,10 @@ describe('backup and restore of the embedded store', () => {
 
     // keys issued under load, each used its own number of times
     const before = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => register(base, `before-${i}@example.com`).then((key) => ({ key, i }))),
+      Array.from({ length: 6 }, (_, i) => injectRegister(app, `before-${i}@example.com`).then((key) => ({ key, i }))),
     );
     for (const { key, i } of before)
-      for (let n = 0; n <= i; n++) assert.equal((await get(base, '/api/grains/CWRS', key)).status, 200);
+      for (let n = 0; n <= i; n++) assert.equal((await injectGet(app, '/api/grains/CWRS', key)).status, 200);
     const usedBefore = before.reduce((n, { i }) => n + i + 1, 0);
     // the checkpoint has saved their usage (polled, not slept: it runs every 10 ms)
     const target = usedBefore + served;
@@ -73,11 +73,11 @@ describe('backup and restore of the embedded store', () => {
 
     // the copy, taken while keys are issued and requests served
     const file = join(tempDir('backup-out'), 'grain.sqlite');
-    const during = register(base, 'during@example.com');
+    const during = injectRegister(app, 'during@example.com');
     const copied = await backupStore(stateDir, file);
     await during;
     assert.ok(copied.accounts >= 7 && copied.keys >= 7, JSON.stringify(copied));
-    const later = await Promise.all(Array.from({ length: 3 }, (_, i) => register(base, `later-${i}@example.com`)));
+    const later = await Promise.all(Array.from({ length: 3 }, (_, i) => injectRegister(app, `later-${i}@example.com`)));
     await assert.rejects(
       backupStore(stateDir, file),
       (err: Error) => err instanceof BackupError && /exists/.test(err.message),
@@ -89,24 +89,24 @@ describe('backup and restore of the embedded store', () => {
     // restored: the file as the new STATE_DIR's store, the gateway started on it
     const restoredDir = tempDir('backup-restored');
     copyFileSync(file, join(restoredDir, DB_FILE));
-    const restored = await startTestGateway({ STATE_DIR: restoredDir, ...LIMITS }, { clock });
+    const restored = await startTestApp({ STATE_DIR: restoredDir, ...LIMITS }, { clock });
     try {
       for (const { key, i } of before) {
-        const res = await get(restored.url, '/api/grains/CWRS', key);
+        const res = await injectGet(restored.app, '/api/grains/CWRS', key);
         assert.equal(res.status, 200, `a key issued before the copy works: ${res.text()}`);
         // the hour it had counted goes on: its window came back with it
         assert.equal(res.headers['x-ratelimit-used'], String(i + 2));
       }
       for (const { i } of before) {
-        const account = await restored.gateway.store.show(`before-${i}@example.com`);
+        const account = await restored.store.show(`before-${i}@example.com`);
         assert.ok(account, `the account before-${i} is back`);
         assert.equal(account.keys.length, 1);
         assert.equal(account.keys[0]!.requests, i + 1, 'with the usage saved before the copy');
       }
-      assert.equal((await get(restored.url, '/api/grains', loadKey)).status, 200);
+      assert.equal((await injectGet(restored.app, '/api/grains', loadKey)).status, 200);
       for (const key of later)
-        assert.equal((await get(restored.url, '/api/grains', key)).status, 401, 'a later key is not');
-      assert.equal(await restored.gateway.store.show('later-0@example.com'), null);
+        assert.equal((await injectGet(restored.app, '/api/grains', key)).status, 401, 'a later key is not');
+      assert.equal(await restored.store.show('later-0@example.com'), null);
     } finally {
       await restored.close();
     }

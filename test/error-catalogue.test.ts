@@ -1,8 +1,10 @@
-// The error catalogue (gateway/errors.ts) held against the OpenAPI document, over real HTTP: every
-// catalogue entry is produced by some request, with its status and sentence; every error status a
-// produced answer has is documented on that operation; every error status the document declares
-// is produced on that operation. What is not an operation (a wrong method, an unknown path, what
-// never becomes a request) is checked against the document too: 405 names the methods it lists.
+// The error catalogue (gateway/errors.ts) held against the OpenAPI document: every catalogue entry
+// is produced by some request, with its status and sentence; every error status a produced answer
+// has is documented on that operation; every error status the document declares is produced on that
+// operation. What is not an operation (a wrong method, an unknown path, what never becomes a request)
+// is checked against the document too: 405 names the methods it lists. The requests are injected
+// into the gateways' apps (helpers/inject.ts), but for what node:http answers itself: the bodies
+// streamed from an upstream origin, and bytes that never become a request.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -11,7 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
-import { get, realSiteDir, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { inject, injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 import { recoveryToken } from './helpers/mail.ts';
 import { mountSmallDisk } from './helpers/small-disk.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
@@ -19,7 +22,9 @@ import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts
 /** A full disk under the diskFull gateway's STATE_DIR: a tmpfs (root only; skipped elsewhere, not in CI). */
 const disk = mountSmallDisk('4m');
 
-type Gw = 'main' | 'tight' | 'redisDown' | 'upstreamDown' | 'upstreamSlow' | 'diskFull' | 'recovery';
+/** The gateways whose answers are asked over HTTP: their bodies are streamed from the origin by server.ts. */
+type Upstream = 'upstreamDown' | 'upstreamSlow';
+type Gw = 'main' | 'tight' | 'redisDown' | Upstream | 'diskFull' | 'recovery';
 interface Case {
   error: ErrorName;
   gw: Gw;
@@ -254,12 +259,12 @@ const CASES: Case[] = [
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/register' },
 ];
 
-/** What never becomes a request: raw bytes on a socket, answered by server.ts. */
-const RAW: [ErrorName, Gw, string][] = [
-  ['badHttp', 'main', 'NOT HTTP AT ALL\r\n\r\n'],
-  ['headersTooLarge', 'main', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
-  ['requestTimeout', 'tight', 'GET /health HTTP/1.1\r\nHost: x\r\n'],
-  ['connectNotAllowed', 'main', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
+/** What never becomes a request: raw bytes on a socket, answered by server.ts (a listening gateway). */
+const RAW: [ErrorName, string][] = [
+  ['badHttp', 'NOT HTTP AT ALL\r\n\r\n'],
+  ['headersTooLarge', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
+  ['requestTimeout', 'GET /health HTTP/1.1\r\nHost: x\r\n'],
+  ['connectNotAllowed', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
 ];
 /** Never the answer to a request: anything unexpected is logged and answered with it. */
 const NEVER_PRODUCED: ErrorName[] = ['internal'];
@@ -279,7 +284,10 @@ function raw(base: string, bytes: string): Promise<{ status: number; body: unkno
 }
 
 describe('error catalogue against the OpenAPI document', () => {
-  const gws = {} as Record<Gw, TestGateway>;
+  const apps = {} as Record<Exclude<Gw, Upstream>, TestApp>;
+  const servers = {} as Record<Upstream | 'wire', TestGateway>;
+  const isUpstream = (gw: Gw): gw is Upstream => gw === 'upstreamDown' || gw === 'upstreamSlow';
+  const appOf = (gw: Gw) => (isUpstream(gw) ? servers[gw].gateway.app : apps[gw].app);
   const origins: StaticOrigin[] = [];
   let doc: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
   const produced = new Map<string, Set<number>>();
@@ -293,30 +301,26 @@ describe('error catalogue against the OpenAPI document', () => {
       UPSTREAM_TIMEOUT_MS: '1000', // long enough for the build to load on a busy machine
       SITE_DIR: '/nonexistent',
     });
-    gws.main = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-    gws.tight = await startTestGateway({
-      RATE_LIMIT_PER_HOUR: '1',
-      REGISTER_LIMIT_PER_HOUR: '1',
-      TRUST_PROXY: '1',
-      HEADERS_TIMEOUT_MS: '300',
-      REQUEST_TIMEOUT_MS: '400',
-    });
-    gws.recovery = await startTestGateway();
-    gws.redisDown = await startTestGateway({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: 'catalogue:' });
-    gws.upstreamDown = await startTestGateway(upstream(down));
-    gws.upstreamSlow = await startTestGateway(upstream(slow));
+    apps.main = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '1000' });
+    apps.tight = await startTestApp({ RATE_LIMIT_PER_HOUR: '1', REGISTER_LIMIT_PER_HOUR: '1', TRUST_PROXY: '1' });
+    apps.recovery = await startTestApp();
+    apps.redisDown = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: 'catalogue:' });
+    servers.upstreamDown = await startTestGateway(upstream(down));
+    servers.upstreamSlow = await startTestGateway(upstream(slow));
+    servers.wire = await startTestGateway({ HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '400' });
     if (typeof disk !== 'string') {
-      gws.diskFull = await startTestGateway({ STATE_DIR: join(disk.dir, 'state') });
-      for (let i = 0; i < 2; i++) diskFullKeys.push(await register(gws.diskFull.url, `before-full-${i}@example.com`));
+      apps.diskFull = await startTestApp({ STATE_DIR: join(disk.dir, 'state') });
+      for (let i = 0; i < 2; i++)
+        diskFullKeys.push(await injectRegister(apps.diskFull.app, `before-full-${i}@example.com`));
       // a fresh store's write-ahead log has no room to reuse: from here on every write needs space
       disk.fill();
     }
     await down.close(); // the manifest is loaded; every body now fails at the origin
     slow.delayMs = 3_000;
-    doc = (await get(gws.main.url, '/api/openapi.json')).json();
+    doc = (await injectGet(apps.main.app, '/api/openapi.json')).json();
   });
   after(async () => {
-    await Promise.all(Object.values(gws).map((g) => g.close()));
+    await Promise.all([...Object.values(apps), ...Object.values(servers)].map((g) => g.close()));
     await Promise.all(origins.map((o) => o.close()));
   });
 
@@ -327,26 +331,19 @@ describe('error catalogue against the OpenAPI document', () => {
     if (gw === 'diskFull') return diskFullKeys.pop(); // issued before the disk was filled
     // the tight gateway allows one registration an address: each key comes from an address of its own
     const from = { 'x-forwarded-for': `10.0.0.${++emails}` };
-    const key = await register(gws[gw].url, `catalogue-${emails}@example.com`, from);
-    if (kind === 'spent') assert.equal((await get(gws[gw].url, '/api/grains', key)).status, 200);
+    const key = await injectRegister(appOf(gw), `catalogue-${emails}@example.com`, from);
+    if (kind === 'spent') assert.equal((await injectGet(appOf(gw), '/api/grains', key)).status, 200);
     return key;
   }
 
   /** A real token of the recovery gateway, in the state named. */
   async function tokenIn(state: NonNullable<Case['token']>): Promise<string> {
-    const g = gws.recovery;
+    const g = apps.recovery;
     const email = `token-${state}@example.com`;
-    await register(g.url, email);
-    const token = await recoveryToken(g.url, g.stateDir, email);
-    if (state === 'used') {
-      const res = await request(g.url, '/api/keys/recover/confirm', {
-        method: 'POST',
-        headers: json,
-        body: JSON.stringify({ token }),
-      });
-      assert.equal(res.status, 201);
-    }
-    if (state === 'superseded') await recoveryToken(g.url, g.stateDir, email);
+    await injectRegister(g.app, email);
+    const token = await recoveryToken(g.app, g.stateDir, email);
+    if (state === 'used') assert.equal((await injectJson(g.app, '/api/keys/recover/confirm', { token })).status, 201);
+    if (state === 'superseded') await recoveryToken(g.app, g.stateDir, email);
     if (state === 'expired') g.clock.advance(RECOVERY_TOKEN_MINUTES * 60_000);
     return token;
   }
@@ -366,24 +363,28 @@ describe('error catalogue against the OpenAPI document', () => {
     it(`${c.error} (${ERRORS[c.error].status}) for ${c.method ?? 'GET'} ${c.path} on the ${c.gw} gateway`, {
       skip,
     }, async () => {
+      const { main, tight } = apps;
+      const asCase = { url: c.path, method: c.method, headers: c.headers, body: c.body };
       if (c.error === 'registerLimited')
-        await register(gws.tight.url, 'first@example.com', { 'x-forwarded-for': '10.9.9.9' });
+        await injectRegister(tight.app, 'first@example.com', { 'x-forwarded-for': '10.9.9.9' });
       if (c.error === 'registerAttemptsLimited') {
-        for (let i = 0; i < 10; i++) {
-          const headers = { ...json, 'x-forwarded-for': '10.9.9.10' };
-          await request(gws.tight.url, '/api/register', { method: 'POST', headers, body: '{}' });
-        }
+        for (let i = 0; i < 10; i++)
+          await injectJson(tight.app, '/api/register', '{}', { 'x-forwarded-for': '10.9.9.10' });
       }
-      if (c.error === 'tooManyKeys') for (let i = 0; i < 5; i++) await register(gws.main.url, 'five-keys@example.com');
+      if (c.error === 'tooManyKeys')
+        for (let i = 0; i < 5; i++) await injectRegister(main.app, 'five-keys@example.com');
       if (c.error === 'recoveryMailsLimited')
-        for (let i = 0; i < RECOVERY_MAILS_PER_HOUR; i++) await request(gws.main.url, c.path, c);
-      if (c.error === 'recoveryAddressLimited') await request(gws.tight.url, c.path, c);
+        for (let i = 0; i < RECOVERY_MAILS_PER_HOUR; i++) await inject(main.app, asCase);
+      if (c.error === 'recoveryAddressLimited') await inject(tight.app, asCase);
       if (c.error === 'registerAttemptsLimited' && c.op === CONFIRM)
-        for (let i = 0; i < 10; i++) await request(gws.tight.url, c.path, c);
+        for (let i = 0; i < 10; i++) await inject(tight.app, asCase);
       const key = await keyFor(c.gw, c.key);
       const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };
       const body = c.token ? JSON.stringify({ token: await tokenIn(c.token) }) : c.body;
-      const res = await request(gws[c.gw].url, c.path, { method: c.method ?? 'GET', headers, body });
+      const asked = { method: c.method ?? 'GET', headers, body };
+      const res = isUpstream(c.gw)
+        ? await request(servers[c.gw].url, c.path, asked)
+        : await inject(apps[c.gw].app, { url: c.path, ...asked });
       const err = ERRORS[c.error];
       assert.equal(res.status, err.status, res.text());
       if (c.page) {
@@ -405,9 +406,9 @@ describe('error catalogue against the OpenAPI document', () => {
     });
   }
 
-  for (const [name, gw, bytes] of RAW) {
+  for (const [name, bytes] of RAW) {
     it(`${name} (${ERRORS[name].status}) for what never becomes a request`, async () => {
-      const res = await raw(gws[gw].url, bytes);
+      const res = await raw(servers.wire.url, bytes);
       assert.equal(res.status, ERRORS[name].status);
       assert.deepEqual(res.body, {
         error: ERRORS[name].message,

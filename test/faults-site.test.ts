@@ -1,5 +1,5 @@
-// Faults of the published site, against a real gateway over HTTP: a newer build that cannot be
-// loaded (a body cut short, as by a copy that stopped half-way), and a SITE_DIR that disappears.
+// Faults of the published site, asked of the gateway's app in process (helpers/inject.ts): a newer
+// build that cannot be loaded (a body cut short, as by a copy that stopped half-way), and a SITE_DIR that disappears.
 // The previous build keeps serving, whole; /health says what is wrong; the log says it once
 // (docs/operations.md, "When something goes wrong").
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { publishSite } from '../build/publish.ts';
 import { POINTER_FILE, pointerFor } from '../build/site-format.ts';
 import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
-import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { root } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 function built(datasetDir: string) {
   const r = buildSite(datasetDir);
@@ -22,31 +23,31 @@ const other = built(writeDataset({ grains: { TEST: baseGrain() } }));
 
 /** Polls /health (the site is polled every 10 ms) until `done` holds, for at most 5 s. */
 // biome-ignore lint/suspicious/noExplicitAny: the health body is asserted field by field
-async function healthWhen(t: TestGateway, done: (h: any) => boolean) {
-  let h = (await get(t.url, '/health')).json();
+async function healthWhen(t: TestApp, done: (h: any) => boolean) {
+  let h = (await injectGet(t.app, '/health')).json();
   for (let i = 0; i < 250 && !done(h); i++) {
     await new Promise((r) => setTimeout(r, 20));
-    h = (await get(t.url, '/health')).json();
+    h = (await injectGet(t.app, '/health')).json();
   }
   assert.ok(done(h), JSON.stringify(h));
   return h;
 }
 
 /** Every grain record, the list and the changelog, as the gateway answers them now. */
-async function everything(t: TestGateway, key: string) {
+async function everything(t: TestApp, key: string) {
   const paths = [
     '/api/grains',
     '/api/changelog?limit=100',
     ...real.dataset.grains.map((g) => `/api/grains/${g.grain_id}`),
   ];
-  const answers = await Promise.all(paths.map((p) => get(t.url, p, key)));
+  const answers = await Promise.all(paths.map((p) => injectGet(t.app, p, key)));
   for (const a of answers) assert.equal(a.status, 200);
   return answers.map((a) => `${a.headers.etag} ${a.body.toString('base64')}`);
 }
 
-const logCount = (t: TestGateway, pattern: RegExp) => t.logs.join('').match(pattern)?.length ?? 0;
+const logCount = (t: TestApp, pattern: RegExp) => t.logs.join('').match(pattern)?.length ?? 0;
 /** Until the log (written in batches, every 100 ms) holds `pattern`. */
-async function untilLogged(t: TestGateway, pattern: RegExp) {
+async function untilLogged(t: TestApp, pattern: RegExp) {
   for (let i = 0; i < 100 && !pattern.test(t.logs.join('')); i++) await new Promise((r) => setTimeout(r, 20));
 }
 const TOKEN = 'faults-site-metrics-token';
@@ -56,9 +57,9 @@ describe('a newer build that cannot be loaded', () => {
     const siteDir = tempDir('damaged-site');
     publishSite(siteDir, real.site);
     const env = { SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '100000', METRICS_TOKEN: TOKEN };
-    const t = await startTestGateway(env, { sitePollMs: 10 });
+    const t = await startTestApp(env, { sitePollMs: 10 });
     try {
-      const key = await register(t.url, 'damaged@example.com');
+      const key = await injectRegister(t.app, 'damaged@example.com');
       const before = await everything(t, key);
 
       // the new build, copied in with one body cut short, then pointed at
@@ -81,13 +82,13 @@ describe('a newer build that cannot be loaded', () => {
       assert.deepEqual(await everything(t, key), before, 'the previous build, whole');
 
       // many polls later (10 ms each), still one line for the refused build
-      for (let i = 0; i < 30; i++) await get(t.url, '/health');
+      for (let i = 0; i < 30; i++) await injectGet(t.app, '/health');
       await untilLogged(t, /"event":"site_load_failed"/);
       assert.equal(logCount(t, /"event":"site_load_failed"/g), 1, t.logs.join(''));
       assert.match(t.logs.join(''), new RegExp(`"event":"site_load_failed","build_id":"${id}"`));
 
       // the metrics say which build is served and which was refused
-      const metrics = (await get(t.url, '/metrics', undefined, { authorization: `Bearer ${TOKEN}` })).text();
+      const metrics = (await injectGet(t.app, '/metrics', undefined, { authorization: `Bearer ${TOKEN}` })).text();
       assert.match(metrics, new RegExp(`gateway_site_info\\{build_id="${h.build_id}",[^}]*\\} 1`));
       assert.match(metrics, new RegExp(`gateway_site_refused\\{build_id="${id}"\\} 1`));
 
@@ -108,16 +109,16 @@ describe('a SITE_DIR that disappears', () => {
   it('keeps serving the build in memory, says so in /health once, and takes a build published again', async () => {
     const siteDir = tempDir('vanishing-site');
     publishSite(siteDir, real.site);
-    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '100000' }, { sitePollMs: 10 });
+    const t = await startTestApp({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '100000' }, { sitePollMs: 10 });
     try {
-      const key = await register(t.url, 'vanishing@example.com');
+      const key = await injectRegister(t.app, 'vanishing@example.com');
       const before = await everything(t, key);
       rmSync(siteDir, { recursive: true, force: true });
       const h = await healthWhen(t, (x) => x.status === 'site_unreadable');
       assert.equal(h.build_id, real.site.manifest.build_id);
       assert.match(h.reason, /^The pointer to the published build cannot be read \(ENOENT/);
       assert.deepEqual(await everything(t, key), before);
-      for (let i = 0; i < 30; i++) await get(t.url, '/health');
+      for (let i = 0; i < 30; i++) await injectGet(t.app, '/health');
       await untilLogged(t, /"event":"site_unreadable"/);
       assert.equal(logCount(t, /"event":"site_unreadable"/g), 1);
 

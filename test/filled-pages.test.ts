@@ -1,6 +1,6 @@
 // The pages as served without JavaScript (gateway/filled-pages.ts): their examples name the origin
 // the request used and the page states the limits this deployment is configured with, never the
-// build's placeholders. Real gateway, real HTTP, no browser.
+// build's placeholders. Asked of the gateway's app (helpers/inject.ts), no browser.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,16 +14,19 @@ import {
   TEMPLATE_SLOTS,
   type TemplateName,
 } from '../build/site-format.ts';
-import { get, realSiteDir, request, startTestGateway, type TestGateway, testClock } from './helpers/gateway.ts';
+import { realSiteDir, testClock } from './helpers/gateway.ts';
+import { inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
 
 const PAGES = ['/', '/docs', '/grade'];
+/** The origin of the Host the requests name (inject's, unless told). */
+const ORIGIN = 'http://localhost';
 
 describe('pages filled by the gateway', () => {
-  let t: TestGateway;
-  let proxied: TestGateway;
+  let t: TestApp;
+  let proxied: TestApp;
   before(async () => {
-    t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '37', REGISTER_LIMIT_PER_HOUR: '4' });
-    proxied = await startTestGateway({ TRUST_PROXY: '127.0.0.1' });
+    t = await startTestApp({ RATE_LIMIT_PER_HOUR: '37', REGISTER_LIMIT_PER_HOUR: '4' });
+    proxied = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
   });
   after(async () => {
     await t.close();
@@ -32,7 +35,7 @@ describe('pages filled by the gateway', () => {
 
   for (const path of PAGES) {
     it(`${path} leaves no slot unfilled and no placeholder host`, async () => {
-      const res = await get(t.url, path);
+      const res = await injectGet(t.app, path);
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
       assert.doesNotMatch(res.text(), /\{\{[a-z_]+\}\}/);
@@ -41,9 +44,9 @@ describe('pages filled by the gateway', () => {
   }
 
   it('the home page shows the origin the request used, and the configured hourly limit', async () => {
-    const html = (await get(t.url, '/')).text();
+    const html = (await injectGet(t.app, '/')).text();
     assert.ok(
-      html.includes(`'<span\nclass="origin">${t.url}</span>/api/grains/CWRS'`),
+      html.includes(`'<span\nclass="origin">${ORIGIN}</span>/api/grains/CWRS'`),
       'the example names this origin',
     );
     assert.match(html, /each key may make\n37 requests an hour/);
@@ -51,10 +54,10 @@ describe('pages filled by the gateway', () => {
   });
 
   it('the reference names the origin in every example and the configured limit in its example headers', async () => {
-    const html = (await get(t.url, '/docs')).text();
+    const html = (await injectGet(t.app, '/docs')).text();
     const commands = html.match(/<span class="origin">[^<]*<\/span>/g) ?? [];
     assert.ok(commands.length >= 7, `an origin in each example (${commands.length})`);
-    for (const c of commands) assert.equal(c, `<span class="origin">${t.url}</span>`);
+    for (const c of commands) assert.equal(c, `<span class="origin">${ORIGIN}</span>`);
     assert.match(html, /Each key may make 37 requests in an hour/);
     assert.ok(html.includes('X-RateLimit-Limit: 37'), 'the example headers: the limit');
     assert.ok(html.includes('X-RateLimit-Remaining: 34'), 'the example headers: the limit less the 3 used');
@@ -62,20 +65,20 @@ describe('pages filled by the gateway', () => {
   });
 
   it('another Host is another page, each with its own ETag, each revalidated for free', async () => {
-    const a = await get(t.url, '/', undefined, { host: 'grain.test:8443' });
-    const b = await get(t.url, '/', undefined, { host: 'tables.example.org' });
+    const a = await injectGet(t.app, '/', undefined, { host: 'grain.test:8443' });
+    const b = await injectGet(t.app, '/', undefined, { host: 'tables.example.org' });
     assert.ok(a.text().includes('http://grain.test:8443</span>/api/grains/CWRS'));
     assert.ok(b.text().includes('http://tables.example.org</span>/api/grains/CWRS'));
     assert.notEqual(a.headers.etag, b.headers.etag);
-    const again = await get(t.url, '/', undefined, { host: 'grain.test:8443', 'if-none-match': a.headers.etag! });
+    const again = await injectGet(t.app, '/', undefined, { host: 'grain.test:8443', 'if-none-match': a.headers.etag! });
     assert.equal(again.status, 304);
     assert.equal(again.headers.etag, a.headers.etag);
     assert.equal(a.headers['cache-control'], 'private, no-cache', "no shared cache gives one Host's page to another");
   });
 
   it('the compressed page says the same as the plain one', async () => {
-    const plain = await get(t.url, '/docs', undefined, { host: 'grain.test' });
-    const res = await request(t.url, '/docs', { headers: { host: 'grain.test', 'accept-encoding': 'br' } });
+    const plain = await injectGet(t.app, '/docs', undefined, { host: 'grain.test' });
+    const res = await inject(t.app, { url: '/docs', headers: { host: 'grain.test', 'accept-encoding': 'br' } });
     assert.equal(res.headers['content-encoding'], 'br');
     assert.equal(brotliDecompressSync(res.body).toString(), plain.text());
     assert.notEqual(res.headers.etag, plain.headers.etag, 'each coding its own strong ETag');
@@ -84,9 +87,9 @@ describe('pages filled by the gateway', () => {
 
   it('compresses a burst of pages at once, then one a second; past it, answers plain', async () => {
     const clock = testClock();
-    const g = await startTestGateway({}, { clock });
+    const g = await startTestApp({}, { clock });
     try {
-      const ask = (host: string) => request(g.url, '/docs', { headers: { host, 'accept-encoding': 'br' } });
+      const ask = (host: string) => inject(g.app, { url: '/docs', headers: { host, 'accept-encoding': 'br' } });
       for (let i = 0; i < 16; i++)
         assert.equal((await ask(`burst${i}.test`)).headers['content-encoding'], 'br', `${i}`);
       const first = await ask('past.test');
@@ -98,7 +101,8 @@ describe('pages filled by the gateway', () => {
       const later = await ask('past.test');
       assert.equal(later.headers['content-encoding'], 'br', 'a second later, one more compression');
       assert.equal(brotliDecompressSync(later.body).toString(), first.body.toString());
-      const revalidated = await request(g.url, '/docs', {
+      const revalidated = await inject(g.app, {
+        url: '/docs',
         headers: { host: 'past.test', 'accept-encoding': 'br', 'if-none-match': first.headers.etag! },
       });
       assert.equal(revalidated.status, 304, "the plain answer's ETag still matches once it is compressed");
@@ -110,10 +114,10 @@ describe('pages filled by the gateway', () => {
   });
 
   it('with PUBLIC_URL, every page names that origin whatever the Host, and is shared-cacheable', async () => {
-    const g = await startTestGateway({ PUBLIC_URL: 'https://Grain.Example.org/' });
+    const g = await startTestApp({ PUBLIC_URL: 'https://Grain.Example.org/' });
     try {
-      const a = await request(g.url, '/', { headers: { host: 'evil.test', 'accept-encoding': 'br' } });
-      const b = await request(g.url, '/', { headers: { host: 'other.test', 'accept-encoding': 'br' } });
+      const a = await inject(g.app, { url: '/', headers: { host: 'evil.test', 'accept-encoding': 'br' } });
+      const b = await inject(g.app, { url: '/', headers: { host: 'other.test', 'accept-encoding': 'br' } });
       assert.equal(a.headers['content-encoding'], 'br', 'compressed once, when the build was loaded');
       assert.equal(a.headers.etag, b.headers.etag, 'one page for every Host');
       const html = brotliDecompressSync(a.body).toString();
@@ -121,7 +125,7 @@ describe('pages filled by the gateway', () => {
       assert.doesNotMatch(html, /evil\.test/);
       assert.match(String(a.headers['cache-control']), /^public, max-age=60, s-maxage=300$/);
       assert.ok(
-        (await get(g.url, '/docs', undefined, { host: 'x.test' })).text().includes('https://grain.example.org'),
+        (await injectGet(g.app, '/docs', undefined, { host: 'x.test' })).text().includes('https://grain.example.org'),
       );
     } finally {
       await g.close();
@@ -129,7 +133,7 @@ describe('pages filled by the gateway', () => {
   });
 
   it('a Host that is not a plain host gets the placeholder host: a Host is never echoed as it came', async () => {
-    const res = await get(t.url, '/', undefined, { host: 'evil.example"><script>' });
+    const res = await injectGet(t.app, '/', undefined, { host: 'evil.example"><script>' });
     assert.equal(res.status, 200);
     assert.ok(res.text().includes(`${ORIGIN_PLACEHOLDER}</span>`));
     assert.doesNotMatch(res.text(), /evil\.example/);
@@ -137,8 +141,11 @@ describe('pages filled by the gateway', () => {
 
   it('https only when a trusted proxy says so in X-Forwarded-Proto', async () => {
     const headers = { host: 'grain.test', 'x-forwarded-proto': 'https' };
-    assert.ok((await get(proxied.url, '/', undefined, headers)).text().includes('https://grain.test</span>'));
-    assert.ok((await get(t.url, '/', undefined, headers)).text().includes('http://grain.test</span>'), 'untrusted');
+    assert.ok((await injectGet(proxied.app, '/', undefined, headers)).text().includes('https://grain.test</span>'));
+    assert.ok(
+      (await injectGet(t.app, '/', undefined, headers)).text().includes('http://grain.test</span>'),
+      'untrusted',
+    );
   });
 
   it('the build leaves only the slots the gateway knows in its pages and templates', () => {

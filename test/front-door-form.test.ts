@@ -1,21 +1,24 @@
 // The front door's registration without JavaScript. The form posts url-encoded to a route of
 // its own (/register, outside the API) and is answered with a page: the key once (with the next command, built from the
-// origin asked), or the form again with the error next to the field. Real gateway, real HTTP.
+// origin asked), or the form again with the error next to the field. Asked of the gateway's app (helpers/inject.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
-import { get, keysIssuedSoFar, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { keysIssuedSoFar } from './helpers/gateway.ts';
+import { inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
-const post = (t: TestGateway, body: string, headers: Record<string, string> = {}) =>
-  request(t.url, '/register', { method: 'POST', headers: { ...FORM, ...headers }, body });
+/** The origin of the Host the requests name (inject's, unless told). */
+const ORIGIN = 'http://localhost';
+const post = (t: TestApp, body: string, headers: Record<string, string> = {}) =>
+  inject(t.app, { url: '/register', method: 'POST', headers: { ...FORM, ...headers }, body });
 
 describe('registration by form post', () => {
-  let t: TestGateway;
-  let tight: TestGateway;
+  let t: TestApp;
+  let tight: TestApp;
   before(async () => {
-    t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-    tight = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1' });
+    t = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '1000' });
+    tight = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '1' });
   });
   after(async () => {
     await t.close();
@@ -23,7 +26,7 @@ describe('registration by form post', () => {
   });
 
   it('the home page form posts (never GETs) to /register, and works without a script', async () => {
-    const html = (await get(t.url, '/')).text();
+    const html = (await injectGet(t.app, '/')).text();
     assert.match(html, /<form id="register-form" method="post" action="\/register"\s+data-api="\/api\/register"/);
     assert.match(html, /<input id="email" name="email" type="email"/);
   });
@@ -44,12 +47,12 @@ describe('registration by form post', () => {
       assert.ok(key, 'the key is on the page');
       assert.match(html, /shown only once/);
       assert.ok(
-        html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${t.url}/api/grains'</code>`),
+        html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${ORIGIN}/api/grains'</code>`),
         'the command names this origin, quoted',
       );
       assert.match(html, /<button type="button" class="copy" data-copy="api-key" hidden>Copy key<\/button>/);
-      assert.equal((await get(t.url, '/api/grains', key)).status, 200, 'the key works');
-      const account = await t.gateway.store.show('form.user@example.com');
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 200, 'the key works');
+      const account = await t.store.show('form.user@example.com');
       assert.equal(account?.keys.length, 1, 'the same account rules: trimmed, lower-cased');
     },
   );
@@ -80,7 +83,7 @@ describe('registration by form post', () => {
       `answers ${status} with the form again and the error beside the field ` + `for ${what}; nothing is made`,
       async () => {
         const sent = { 'content-type': FORM['content-type'], ...headers };
-        const r = await request(t.url, '/register', { method: 'POST', headers: sent, body });
+        const r = await inject(t.app, { url: '/register', method: 'POST', headers: sent, body });
         assert.equal(r.status, status);
         assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
         assert.equal(r.headers['cache-control'], 'no-store');
@@ -97,7 +100,7 @@ describe('registration by form post', () => {
   }
   it('nothing was registered by the refused posts', async () => {
     for (const email of ['a@example.com', 'b@example.com', 'c@example.com'])
-      assert.equal(await t.gateway.store.show(email), null, email);
+      assert.equal(await t.store.show(email), null, email);
   });
 
   it('keeps what was typed in the field, escaped', async () => {
@@ -112,11 +115,12 @@ describe('registration by form post', () => {
     assert.equal(r.status, 415);
     assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
     assert.ok(r.text().includes(MESSAGES.unsupportedFormType.replace(/'/g, '&#39;')), 'the sentence is on the page');
-    assert.equal(await t.gateway.store.show('json-to-form@example.com'), null);
+    assert.equal(await t.store.show('json-to-form@example.com'), null);
   });
 
   it('the API route takes JSON only: a form body there is a JSON 415, nothing is made', async () => {
-    const r = await request(t.url, '/api/register', {
+    const r = await inject(t.app, {
+      url: '/api/register',
       method: 'POST',
       headers: FORM,
       body: 'email=api-form%40example.com',
@@ -124,7 +128,7 @@ describe('registration by form post', () => {
     assert.equal(r.status, 415);
     assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(r.json().code, 'unsupported_type');
-    assert.equal(await t.gateway.store.show('api-form@example.com'), null);
+    assert.equal(await t.store.show('api-form@example.com'), null);
   });
 
   it('shares the per-address limit with the JSON registration: 429 with Retry-After, on a page', async () => {

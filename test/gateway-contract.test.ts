@@ -1,4 +1,5 @@
-// The contract (docs/contract.md) over real HTTP against a gateway on port 0.
+// The contract (docs/contract.md) against the gateway's app, driven in process (helpers/inject.ts:
+// the same answers as over HTTP, test/inject.test.ts); node:http's own part is tested where it is the subject.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { changelogOrder } from '../build/compile.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { INTERFACE_NINE, OTHER_WHEAT } from './helpers/dataset.ts';
-import { exchanges, get, register, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { root } from './helpers/gateway.ts';
+import { inject, injectGet, injections, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 import { responseChecker } from './helpers/openapi-check.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -18,12 +20,12 @@ const IDS = [...INTERFACE_NINE, ...OTHER_WHEAT];
 const REAL_CHANGELOG = (
   parse(readFileSync(join(root, 'dataset/changelog.yaml'), 'utf8')) as { entries: ChangelogEntry[] }
 ).entries;
-let t: TestGateway;
+let t: TestApp;
 let key: string;
 
 before(async () => {
-  t = await startTestGateway({ RATE_LIMIT_PER_HOUR: '100000', REGISTER_LIMIT_PER_HOUR: '1000' });
-  key = await register(t.url, 'contract@example.com');
+  t = await startTestApp({ RATE_LIMIT_PER_HOUR: '100000', REGISTER_LIMIT_PER_HOUR: '1000' });
+  key = await injectRegister(t.app, 'contract@example.com');
 });
 after(() => t.close());
 
@@ -35,7 +37,7 @@ const errorOf = (status: number, error: string) => {
 
 describe('data endpoints', () => {
   it('GET /api/grains lists the 23 classes in order, with every header', async () => {
-    const res = await get(t.url, '/api/grains', key);
+    const res = await injectGet(t.app, '/api/grains', key);
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], JSON_TYPE);
     assert.equal(res.headers['cache-control'], 'private, no-cache');
@@ -62,7 +64,7 @@ describe('data endpoints', () => {
     ['CwRw', 'CWRW'],
   ]) {
     it(`GET /api/grains/${asked} answers the ${id} record`, async () => {
-      const res = await get(t.url, `/api/grains/${asked}`, key);
+      const res = await injectGet(t.app, `/api/grains/${asked}`, key);
       assert.equal(res.status, 200);
       const body = res.json();
       assert.equal(body.grain_id, id);
@@ -72,8 +74,8 @@ describe('data endpoints', () => {
   }
 
   it('the same record, whatever the case, has the same ETag', async () => {
-    const a = await get(t.url, '/api/grains/CWRS', key);
-    const b = await get(t.url, '/api/grains/cwrs', key);
+    const a = await injectGet(t.app, '/api/grains/CWRS', key);
+    const b = await injectGet(t.app, '/api/grains/cwrs', key);
     assert.equal(a.headers.etag, b.headers.etag);
     assert.deepEqual(a.body, b.body);
   });
@@ -90,7 +92,7 @@ describe('data endpoints', () => {
   ];
   for (const [path, message] of notFound) {
     it(`404 for ${path}`, async () => {
-      const res = await get(t.url, path, key);
+      const res = await injectGet(t.app, path, key);
       assert.equal(res.status, 404);
       assert.equal(res.headers['content-type'], JSON_TYPE);
       assert.deepEqual(res.json(), errorOf(404, message));
@@ -122,7 +124,7 @@ describe('changelog', () => {
   ];
   for (const [path, count] of ok) {
     it(`200 for ${path}`, async () => {
-      const res = await get(t.url, path, key);
+      const res = await injectGet(t.app, path, key);
       assert.equal(res.status, 200, res.text());
       const body = res.json();
       assert.equal(body.count, count);
@@ -155,24 +157,24 @@ describe('changelog', () => {
     ['/api/grains/CW%Z2S', MESSAGES.badQuery],
   ];
   it('reads percent-encoding in the grain path as in the query: /api/grains/CW%52S is CWRS', async () => {
-    const res = await get(t.url, '/api/grains/CW%52S', key);
+    const res = await injectGet(t.app, '/api/grains/CW%52S', key);
     assert.equal(res.status, 200);
     assert.equal(res.json().grain_id, 'CWRS');
   });
   for (const [path, message] of bad) {
     it(`400 for ${path}`, async () => {
-      const res = await get(t.url, path, key);
+      const res = await injectGet(t.app, path, key);
       assert.equal(res.status, 400);
       assert.deepEqual(res.json(), errorOf(400, message));
     });
   }
 
   it('orders entries newest first and matches the limit and filter bodies of the build', async () => {
-    const all = (await get(t.url, '/api/changelog?limit=100', key)).json();
+    const all = (await injectGet(t.app, '/api/changelog?limit=100', key)).json();
     const dates = all.entries.map((e: { effective_date: string }) => e.effective_date);
     assert.deepEqual(dates, [...dates].sort().reverse());
     for (const id of IDS) {
-      const filtered = (await get(t.url, `/api/changelog?grain_id=${id}`, key)).json();
+      const filtered = (await injectGet(t.app, `/api/changelog?grain_id=${id}`, key)).json();
       assert.ok(filtered.entries.every((e: { grain_ids_affected: string[] }) => e.grain_ids_affected.includes(id)));
     }
   });
@@ -198,7 +200,7 @@ describe('authentication', () => {
       '/api/changelog?limit=0',
     ]) {
       it(`401 for ${name} on ${path}`, async () => {
-        const res = await request(t.url, path, { headers });
+        const res = await inject(t.app, { url: path, headers });
         assert.equal(res.status, 401);
         assert.deepEqual(res.json(), errorOf(401, message));
         assert.equal(res.headers['x-ratelimit-limit'], undefined);
@@ -209,18 +211,18 @@ describe('authentication', () => {
 
   it('401 for a well-formed key that was never issued', async () => {
     const { generateKey } = await import('../gateway/keys.ts');
-    const res = await get(t.url, '/api/grains', generateKey());
+    const res = await injectGet(t.app, '/api/grains', generateKey());
     assert.equal(res.status, 401);
     assert.deepEqual(res.json(), errorOf(401, MESSAGES.invalidKey));
   });
 
   it('a rotated key works at once and the key it replaces is refused at once', async () => {
-    const first = await register(t.url, 'replace@example.com');
-    assert.equal((await get(t.url, '/api/grains', first)).status, 200);
-    const second = await register(t.url, 'Replace@Example.com', { 'x-api-key': first });
+    const first = await injectRegister(t.app, 'replace@example.com');
+    assert.equal((await injectGet(t.app, '/api/grains', first)).status, 200);
+    const second = await injectRegister(t.app, 'Replace@Example.com', { 'x-api-key': first });
     assert.notEqual(first, second);
-    assert.equal((await get(t.url, '/api/grains', first)).status, 401);
-    assert.equal((await get(t.url, '/api/grains', second)).status, 200);
+    assert.equal((await injectGet(t.app, '/api/grains', first)).status, 401);
+    assert.equal((await injectGet(t.app, '/api/grains', second)).status, 200);
   });
 
   const pages: [string, string][] = [
@@ -231,14 +233,17 @@ describe('authentication', () => {
   ];
   for (const [path, type] of pages) {
     it(`${path} needs no key and is served as ${type.split(';')[0]} with its security headers`, async () => {
-      const res = await get(t.url, path, undefined, { 'accept-encoding': 'br' });
+      const res = await injectGet(t.app, path, undefined, { 'accept-encoding': 'br' });
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], type);
       assert.equal(res.headers['content-encoding'], 'br');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
       assert.match(String(res.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
       assert.equal(res.headers['x-ratelimit-limit'], undefined);
-      const again = await get(t.url, path, undefined, { 'accept-encoding': 'br', 'if-none-match': res.headers.etag! });
+      const again = await injectGet(t.app, path, undefined, {
+        'accept-encoding': 'br',
+        'if-none-match': res.headers.etag!,
+      });
       assert.equal(again.status, 304);
       // a 304 carries the caching headers its 200 would (RFC 9110 §15.4.5)
       assert.equal(again.headers['cache-control'], res.headers['cache-control']);
@@ -248,8 +253,8 @@ describe('authentication', () => {
 
   // Who may keep an answer, and how long (docs/operations.md, "Behind a CDN"); /client/ is public to any origin
   it('says who may keep each answer: data private, content-addressed files a year, the rest minutes', async () => {
-    const key = await register(t.url, 'cache@example.com');
-    const home = (await get(t.url, '/')).text();
+    const key = await injectRegister(t.app, 'cache@example.com');
+    const home = (await injectGet(t.app, '/')).text();
     const css = /href="(\/assets\/site\.[0-9a-f]{12}\.css)"/.exec(home)![1]!;
     const shared = 'public, max-age=60, s-maxage=300';
     const cases: [string, string, string | undefined][] = [
@@ -266,7 +271,7 @@ describe('authentication', () => {
       ['/client/grade-suite.json', shared, '*'],
     ];
     for (const [path, cache, cors] of cases) {
-      const res = await get(t.url, path, path.startsWith('/api/') ? key : undefined);
+      const res = await injectGet(t.app, path, path.startsWith('/api/') ? key : undefined);
       assert.equal(res.status, 200, path);
       assert.equal(res.headers['cache-control'], cache, path);
       assert.equal(res.headers['access-control-allow-origin'], cors, path);
@@ -274,7 +279,7 @@ describe('authentication', () => {
   });
 
   it('/health and /api/openapi.json need no key', async () => {
-    const health = await get(t.url, '/health');
+    const health = await injectGet(t.app, '/health');
     assert.equal(health.status, 200);
     assert.equal(health.headers['cache-control'], 'no-store');
     const h = health.json();
@@ -294,18 +299,19 @@ describe('authentication', () => {
     assert.equal(h.mail, 'ok');
     assert.equal(h.refused_build, null);
     assert.equal(h.dataset_version, [...REAL_CHANGELOG].sort(changelogOrder)[0]!.id); // the newest entry
-    const doc = await get(t.url, '/api/openapi.json');
+    const doc = await injectGet(t.app, '/api/openapi.json');
     assert.equal(doc.status, 200);
     assert.equal(doc.json().openapi, '3.1.0');
     assert.ok(doc.headers.etag);
-    const again = await get(t.url, '/api/openapi.json', undefined, { 'if-none-match': doc.headers.etag! });
+    const again = await injectGet(t.app, '/api/openapi.json', undefined, { 'if-none-match': doc.headers.etag! });
     assert.equal(again.status, 304);
   });
 });
 
 describe('registration', () => {
   it('201 with the key, the normalised e-mail and schema_version; not cached', async () => {
-    const res = await request(t.url, '/api/register', {
+    const res = await inject(t.app, {
+      url: '/api/register',
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ email: '  New.Person+tag@Example.CO.uk ' }),
@@ -316,7 +322,7 @@ describe('registration', () => {
     assert.deepEqual(Object.keys(body), ['api_key', 'email', 'schema_version']);
     assert.equal(body.email, 'new.person+tag@example.co.uk');
     assert.match(body.api_key, /^ggt_[A-Za-z0-9_-]{38}$/);
-    assert.equal((await get(t.url, '/api/grains', body.api_key)).status, 200);
+    assert.equal((await injectGet(t.app, '/api/grains', body.api_key)).status, 200);
   });
 
   const bad: [string, Record<string, string>, string | Buffer, number, string][] = [
@@ -375,36 +381,38 @@ describe('registration', () => {
   ];
   for (const [name, headers, body, status, message] of bad) {
     it(`${status} for ${name}, and no account is made`, async () => {
-      const before = (await t.gateway.store.list()).length;
-      const res = await request(t.url, '/api/register', { method: 'POST', headers, body });
+      const before = (await t.store.list()).length;
+      const res = await inject(t.app, { url: '/api/register', method: 'POST', headers, body });
       assert.equal(res.status, status, res.text());
       assert.deepEqual(res.json(), errorOf(status, message));
-      assert.equal((await t.gateway.store.list()).length, before);
+      assert.equal((await t.store.list()).length, before);
     });
   }
 });
 
 describe('HTTP behaviour', () => {
   it('If-None-Match with the current ETag answers 304 with no body', async () => {
-    const first = await get(t.url, '/api/grains/CANOLA', key);
-    const res = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': first.headers.etag! });
+    const first = await injectGet(t.app, '/api/grains/CANOLA', key);
+    const res = await injectGet(t.app, '/api/grains/CANOLA', key, { 'if-none-match': first.headers.etag! });
     assert.equal(res.status, 304);
     assert.equal(res.body.length, 0);
     assert.equal(res.headers.etag, first.headers.etag);
     assert.equal(res.headers['cache-control'], first.headers['cache-control']);
     assert.equal(res.headers.vary, first.headers.vary);
     assert.ok(res.headers['x-ratelimit-remaining']);
-    const list = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': `"nope", W/${first.headers.etag}` });
+    const list = await injectGet(t.app, '/api/grains/CANOLA', key, {
+      'if-none-match': `"nope", W/${first.headers.etag}`,
+    });
     assert.equal(list.status, 304);
-    const stale = await get(t.url, '/api/grains/CANOLA', key, { 'if-none-match': '"0000"' });
+    const stale = await injectGet(t.app, '/api/grains/CANOLA', key, { 'if-none-match': '"0000"' });
     assert.equal(stale.status, 200);
   });
 
   it('serves brotli and gzip from the precompressed forms, each with its own ETag', async () => {
-    const plain = await get(t.url, '/api/grains/CWAD', key);
-    const br = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip, deflate, br' });
-    const gz = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip' });
-    const refused = await get(t.url, '/api/grains/CWAD', key, { 'accept-encoding': 'br;q=0, gzip;q=0' });
+    const plain = await injectGet(t.app, '/api/grains/CWAD', key);
+    const br = await injectGet(t.app, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip, deflate, br' });
+    const gz = await injectGet(t.app, '/api/grains/CWAD', key, { 'accept-encoding': 'gzip' });
+    const refused = await injectGet(t.app, '/api/grains/CWAD', key, { 'accept-encoding': 'br;q=0, gzip;q=0' });
     assert.equal(br.headers['content-encoding'], 'br');
     assert.equal(gz.headers['content-encoding'], 'gzip');
     assert.equal(refused.headers['content-encoding'], undefined);
@@ -414,7 +422,7 @@ describe('HTTP behaviour', () => {
     assert.equal(new Set([plain.headers.etag, br.headers.etag, gz.headers.etag]).size, 3);
     assert.equal(br.headers['content-length'], String(br.body.length));
     // a 304 names the ETag of the encoding the client would get
-    const nm = await get(t.url, '/api/grains/CWAD', key, {
+    const nm = await injectGet(t.app, '/api/grains/CWAD', key, {
       'accept-encoding': 'br',
       'if-none-match': br.headers.etag!,
     });
@@ -424,8 +432,8 @@ describe('HTTP behaviour', () => {
 
   it('HEAD gives the headers of GET and no body', async () => {
     for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog?limit=3', '/health', '/api/openapi.json']) {
-      const g = await get(t.url, path, key);
-      const h = await request(t.url, path, { method: 'HEAD', headers: { 'x-api-key': key } });
+      const g = await injectGet(t.app, path, key);
+      const h = await inject(t.app, { url: path, method: 'HEAD', headers: { 'x-api-key': key } });
       assert.equal(h.status, 200, path);
       assert.equal(h.body.length, 0);
       assert.equal(h.headers['content-length'], g.headers['content-length']);
@@ -443,7 +451,7 @@ describe('HTTP behaviour', () => {
   ];
   for (const [method, path, allow] of methods) {
     it(`405 with Allow: ${allow} for ${method} ${path}`, async () => {
-      const res = await request(t.url, path, { method, headers: { 'x-api-key': key } });
+      const res = await inject(t.app, { url: path, method, headers: { 'x-api-key': key } });
       assert.equal(res.status, 405);
       assert.equal(res.headers.allow, allow);
       assert.equal(res.json().status, 405);
@@ -454,11 +462,11 @@ describe('HTTP behaviour', () => {
 // Last: every answer the suites above received, held against the OpenAPI document.
 describe('every answer above, against the OpenAPI document', () => {
   it('declares its status, carries the declared headers, and its body validates', async () => {
-    const doc = (await get(t.url, '/api/openapi.json')).json();
+    const doc = (await injectGet(t.app, '/api/openapi.json')).json();
     const check = responseChecker(doc);
-    const mine = exchanges.filter((e) => e.base === t.url);
+    const mine = injections.filter((e) => e.app === t.app);
     assert.ok(mine.length > 100, `the suites above made ${mine.length} requests`);
-    const problems = mine.flatMap((e) => check(e.method, e.path, e.response));
+    const problems = mine.flatMap((e) => check(e.method, e.url, e.response));
     assert.deepEqual(problems, []);
     // the check can fail: an undeclared status and a body off its schema are found
     const fake = (status: number, body: unknown) => ({

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { decide, WINDOW_MS, type WindowState } from '../gateway/rate-limit.ts';
 import { createRateLimitHeaders } from '../gateway/rate-limit-headers.ts';
 import { errorJson } from './helpers/errors.ts';
-import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { inject, injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 const { rateLimitHeaders, retryHeaders } = createRateLimitHeaders();
 
@@ -136,16 +136,17 @@ describe('window arithmetic', () => {
   });
 });
 
-describe('the hourly limit over HTTP', () => {
-  let t: TestGateway;
+// The limits are the app's and the store's, not node:http's: asked of the app in process (helpers/inject.ts)
+describe('the hourly limit, as a client meets it', () => {
+  let t: TestApp;
   before(async () => {
-    t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
+    t = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '1000' });
   });
   after(() => t.close());
 
   it('admits exactly 100 of 250 concurrent requests with one key; the rest get 429 with Retry-After', async () => {
-    const key = await register(t.url, 'burst@example.com');
-    const results = await Promise.all(Array.from({ length: 250 }, () => get(t.url, '/api/grains/CWRS', key)));
+    const key = await injectRegister(t.app, 'burst@example.com');
+    const results = await Promise.all(Array.from({ length: 250 }, () => injectGet(t.app, '/api/grains/CWRS', key)));
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 429);
     assert.equal(ok.length, 100);
@@ -163,60 +164,62 @@ describe('the hourly limit over HTTP', () => {
   });
 
   it('resets at the end of the fixed window that the first counted request opened', async () => {
-    const key = await register(t.url, 'window@example.com');
+    const key = await injectRegister(t.app, 'window@example.com');
     const start = t.clock.now;
-    const first = await get(t.url, '/api/grains', key);
+    const first = await injectGet(t.app, '/api/grains', key);
     assert.equal(first.headers['x-ratelimit-reset'], String(Math.ceil((start + WINDOW_MS) / 1000)));
     for (let i = 1; i < 100; i++) {
       t.clock.advance(1_000);
-      assert.equal((await get(t.url, '/api/grains', key)).status, 200);
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 200);
     }
     t.clock.now = start + WINDOW_MS - 1_500;
-    const refused = await get(t.url, '/api/grains', key);
+    const refused = await injectGet(t.app, '/api/grains', key);
     assert.equal(refused.status, 429);
     assert.equal(refused.headers['retry-after'], '2'); // 1.5 s, rounded up
     t.clock.now = start + WINDOW_MS;
-    const fresh = await get(t.url, '/api/grains', key);
+    const fresh = await injectGet(t.app, '/api/grains', key);
     assert.equal(fresh.status, 200);
     assert.equal(fresh.headers['x-ratelimit-used'], '1');
     assert.equal(fresh.headers['x-ratelimit-reset'], String(Math.ceil((start + 2 * WINDOW_MS) / 1000)));
   });
 
   it('does not count a 304, counts an authorised 400 and 404, and does not count a 429', async () => {
-    const key = await register(t.url, 'counting@example.com');
-    const first = await get(t.url, '/api/changelog', key);
+    const key = await injectRegister(t.app, 'counting@example.com');
+    const first = await injectGet(t.app, '/api/changelog', key);
     assert.equal(first.headers['x-ratelimit-used'], '1');
     for (let i = 0; i < 5; i++) {
-      const nm = await get(t.url, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
+      const nm = await injectGet(t.app, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
       assert.equal(nm.status, 304);
       assert.equal(nm.headers['x-ratelimit-used'], '1');
     }
-    assert.equal((await get(t.url, '/api/changelog?limit=0', key)).headers['x-ratelimit-used'], '2');
-    assert.equal((await get(t.url, '/api/grains/NOPE', key)).headers['x-ratelimit-used'], '3');
-    for (let i = 3; i < 100; i++) await get(t.url, '/api/grains', key);
-    assert.equal((await get(t.url, '/api/grains', key)).status, 429);
-    assert.equal((await get(t.url, '/api/grains', key)).headers['x-ratelimit-used'], '100');
+    assert.equal((await injectGet(t.app, '/api/changelog?limit=0', key)).headers['x-ratelimit-used'], '2');
+    assert.equal((await injectGet(t.app, '/api/grains/NOPE', key)).headers['x-ratelimit-used'], '3');
+    for (let i = 3; i < 100; i++) await injectGet(t.app, '/api/grains', key);
+    assert.equal((await injectGet(t.app, '/api/grains', key)).status, 429);
+    assert.equal((await injectGet(t.app, '/api/grains', key)).headers['x-ratelimit-used'], '100');
     // past the limit a revalidation is still answered: a 304 costs nothing (docs/contract.md, Errors and HTTP)
-    const nm = await get(t.url, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
+    const nm = await injectGet(t.app, '/api/changelog', key, { 'if-none-match': first.headers.etag! });
     assert.equal(nm.status, 304);
     assert.equal(nm.headers['x-ratelimit-remaining'], '0');
   });
 
   it("counts a key's hour as its own: another key of the account starts at 1", async () => {
-    const old = await register(t.url, 'carry@example.com');
-    for (let i = 0; i < 60; i++) assert.equal((await get(t.url, '/api/grains', old)).status, 200);
-    const other = await register(t.url, 'carry@example.com');
-    const res = await get(t.url, '/api/grains', other);
+    const old = await injectRegister(t.app, 'carry@example.com');
+    for (let i = 0; i < 60; i++) assert.equal((await injectGet(t.app, '/api/grains', old)).status, 200);
+    const other = await injectRegister(t.app, 'carry@example.com');
+    const res = await injectGet(t.app, '/api/grains', other);
     assert.equal(res.headers['x-ratelimit-used'], '1');
     assert.equal(res.headers['x-ratelimit-remaining'], '99');
-    assert.equal((await get(t.url, '/api/grains', old)).headers['x-ratelimit-used'], '61');
+    assert.equal((await injectGet(t.app, '/api/grains', old)).headers['x-ratelimit-used'], '61');
   });
 
   it('limits registrations per client address, and says when to retry', async () => {
-    const g = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '3', TRUST_PROXY: '1' });
+    const g = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '3', TRUST_PROXY: '1' });
     try {
-      for (let i = 0; i < 3; i++) await register(g.url, `r${i}@example.com`, { 'x-forwarded-for': '203.0.113.7' });
-      const refused = await request(g.url, '/api/register', {
+      for (let i = 0; i < 3; i++)
+        await injectRegister(g.app, `r${i}@example.com`, { 'x-forwarded-for': '203.0.113.7' });
+      const refused = await inject(g.app, {
+        url: '/api/register',
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
         body: '{"email":"r9@example.com"}',
@@ -224,33 +227,33 @@ describe('the hourly limit over HTTP', () => {
       assert.equal(refused.status, 429);
       assert.equal(refused.headers['retry-after'], '3600');
       assert.deepEqual(refused.json(), errorJson('registerLimited', 429));
-      assert.equal(await g.gateway.store.show('r9@example.com'), null);
+      assert.equal(await g.store.show('r9@example.com'), null);
       // another client address behind the same CDN is not affected; a spoofed extra hop is ignored
-      await register(g.url, 'other@example.com', { 'x-forwarded-for': '198.51.100.1, 203.0.113.8' });
+      await injectRegister(g.app, 'other@example.com', { 'x-forwarded-for': '198.51.100.1, 203.0.113.8' });
       g.clock.advance(WINDOW_MS);
-      await register(g.url, 'r9@example.com', { 'x-forwarded-for': '203.0.113.7' });
+      await injectRegister(g.app, 'r9@example.com', { 'x-forwarded-for': '203.0.113.7' });
     } finally {
       await g.close();
     }
   });
 
   it('counts issued keys: nine refused attempts and one key leave the default limit room', async () => {
-    const g = await startTestGateway({ TRUST_PROXY: '1' });
+    const g = await startTestApp({ TRUST_PROXY: '1' });
     const from = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
     const attempt = (n: number, body: string, type = 'application/json') =>
-      request(g.url, '/api/register', { method: 'POST', headers: { 'content-type': type, ...from(n) }, body });
+      inject(g.app, { url: '/api/register', method: 'POST', headers: { 'content-type': type, ...from(n) }, body });
     try {
-      await register(g.url, 'typo-1@example.com', from(20));
+      await injectRegister(g.app, 'typo-1@example.com', from(20));
       const refused = [];
       for (const body of ['{"email":"no-at-sign"}', '{}', 'not json', '{"email":"a@b"}', '{"mail":"x@example.com"}']) {
         refused.push((await attempt(20, body)).status);
       }
       for (let i = 0; i < 4; i++) refused.push((await attempt(20, 'email=x@example.com', 'text/plain')).status);
       assert.deepEqual(refused, [400, 400, 400, 400, 400, 415, 415, 415, 415]);
-      await register(g.url, 'typo-2@example.com', from(20)); // a 201, not a 429
+      await injectRegister(g.app, 'typo-2@example.com', from(20)); // a 201, not a 429
       // a body that is not JSON is refused before it counts: another site's page could post it
       for (let i = 0; i < 120; i++) await attempt(22, 'email=x@example.com', 'text/plain');
-      await register(g.url, 'not-spent@example.com', from(22));
+      await injectRegister(g.app, 'not-spent@example.com', from(22));
       // refused attempts have a bound of their own, ten times the keys'
       for (let i = 0; i < 100; i++) await attempt(21, '{}');
       const flood = await attempt(21, '{"email":"real@example.com"}');

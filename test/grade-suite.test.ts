@@ -2,7 +2,8 @@
 // beside it: both served without a key; the suite valid against its own schema and reaching what
 // the records hold; the published module and `npm run grade` giving every expected answer; every
 // answer valid against the result schema; `grade` never a sentence, over the suite and over every
-// fall-through of every class; and the runner docs/grading.md shows, run as written.
+// fall-through of every class (all asked of the gateway's app in process, helpers/inject.ts); and the
+// runner docs/grading.md shows, run as written: a program of its own, asking a listening gateway.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { gradeCommand } from '../scripts/grade.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { fallthroughSamples } from './helpers/fallthroughs.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 /**
  * The fields of `expected` that `actual` does not give exactly (the suite's rule: named fields are
@@ -31,23 +33,24 @@ const differences = (expected: Record<string, unknown>, actual: Record<string, u
 const SENTENCE = /not stated|\{|\}|: |\bif\b|\bwhere\b/i;
 
 describe('the conformance suite, as a port gets it', () => {
-  let t: TestGateway;
+  let t: TestApp;
   let suite: SuiteGroup[];
   let records: Map<string, GrainRecord>;
   let grade: typeof gradeFn;
   let validResult: ReturnType<Ajv2020['compile']>;
   before(async () => {
-    t = await startTestGateway();
-    const key = await register(t.url, 'suite@example.com');
-    suite = (await get(t.url, '/client/grade-suite.json')).json();
-    const list = (await get(t.url, '/api/grains', key)).json().grains as { grain_id: string }[];
+    t = await startTestApp();
+    const key = await injectRegister(t.app, 'suite@example.com');
+    suite = (await injectGet(t.app, '/client/grade-suite.json')).json();
+    const list = (await injectGet(t.app, '/api/grains', key)).json().grains as { grain_id: string }[];
     records = new Map();
-    for (const { grain_id } of list) records.set(grain_id, (await get(t.url, `/api/grains/${grain_id}`, key)).json());
+    for (const { grain_id } of list)
+      records.set(grain_id, (await injectGet(t.app, `/api/grains/${grain_id}`, key)).json());
     const file = join(tempDir('suite-module'), 'grade.mjs');
-    writeFileSync(file, (await get(t.url, '/client/grade.js')).body);
+    writeFileSync(file, (await injectGet(t.app, '/client/grade.js')).body);
     grade = (await import(pathToFileURL(file).href)).grade;
     const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-    validResult = ajv.compile((await get(t.url, '/client/grade-result.schema.json')).json());
+    validResult = ajv.compile((await injectGet(t.app, '/client/grade-result.schema.json')).json());
   });
   after(() => t.close());
 
@@ -57,19 +60,19 @@ describe('the conformance suite, as a port gets it', () => {
     '/client/grade-suite.schema.json',
   ]) {
     it(`serves ${path} without a key, as JSON with an ETag and compression`, async () => {
-      const res = await get(t.url, path, undefined, { 'accept-encoding': 'br' });
+      const res = await injectGet(t.app, path, undefined, { 'accept-encoding': 'br' });
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(res.headers['content-encoding'], 'br');
       assert.match(res.headers.etag!, /^"[0-9a-f]{32}\.br"$/);
-      assert.equal((await get(t.url, path, undefined, { 'if-none-match': res.headers.etag! })).status, 304);
-      const body = (await get(t.url, path)).json();
+      assert.equal((await injectGet(t.app, path, undefined, { 'if-none-match': res.headers.etag! })).status, 304);
+      const body = (await injectGet(t.app, path)).json();
       assert.ok(Array.isArray(body) || body.$schema === 'https://json-schema.org/draft/2020-12/schema');
     });
   }
 
   it('the suite validates against its own schema', async () => {
-    const schema = (await get(t.url, '/client/grade-suite.schema.json')).json();
+    const schema = (await injectGet(t.app, '/client/grade-suite.schema.json')).json();
     const valid = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
     assert.ok(valid(suite), JSON.stringify(valid.errors?.slice(0, 3)));
     const broken = structuredClone(suite);
@@ -117,26 +120,6 @@ describe('the conformance suite, as a port gets it', () => {
     assert.deepEqual(failed, []);
   });
 
-  it('the runner docs/grading.md shows holds the reference grader to the suite, and it passes', async () => {
-    const doc = readFileSync(join(root, 'docs/grading.md'), 'utf8');
-    const runner = /## Checking a port[\s\S]*?```js\n([\s\S]*?)```/.exec(doc)?.[1];
-    assert.ok(runner, 'a runner in docs/grading.md');
-    assert.ok(runner.split('\n').length <= 25, 'about twenty lines');
-    const dir = tempDir('runner');
-    writeFileSync(join(dir, 'run-suite.mjs'), runner);
-    writeFileSync(join(dir, 'my-port.mjs'), (await get(t.url, '/client/grade.js')).body);
-    const key = await register(t.url, 'runner@example.com');
-    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, ['run-suite.mjs', t.url, key], { cwd: dir });
-      let stdout = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.on('close', (code) => resolve({ code, stdout }));
-    });
-    const total = suite.reduce((n, g) => n + g.cases.length, 0);
-    assert.equal(out.stdout, `${total} passed, 0 failed\n`);
-    assert.equal(out.code, 0);
-  });
-
   it('grade is never a sentence: every fall-through of every class', () => {
     let n = 0;
     for (const record of records.values()) {
@@ -158,5 +141,35 @@ describe('the conformance suite, as a port gets it', () => {
       }
     }
     assert.ok(n > 200, `${n} fall-throughs`);
+  });
+});
+
+// The runner is a program of its own: it asks a gateway listening on a URL, as a port's would
+describe('the conformance suite, run by the runner a port copies', () => {
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway();
+  });
+  after(() => t.close());
+
+  it('the runner docs/grading.md shows holds the reference grader to the suite, and it passes', async () => {
+    const doc = readFileSync(join(root, 'docs/grading.md'), 'utf8');
+    const runner = /## Checking a port[\s\S]*?```js\n([\s\S]*?)```/.exec(doc)?.[1];
+    assert.ok(runner, 'a runner in docs/grading.md');
+    assert.ok(runner.split('\n').length <= 25, 'about twenty lines');
+    const dir = tempDir('runner');
+    writeFileSync(join(dir, 'run-suite.mjs'), runner);
+    writeFileSync(join(dir, 'my-port.mjs'), (await get(t.url, '/client/grade.js')).body);
+    const key = await register(t.url, 'runner@example.com');
+    const suite: SuiteGroup[] = (await get(t.url, '/client/grade-suite.json')).json();
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['run-suite.mjs', t.url, key], { cwd: dir });
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
+    const total = suite.reduce((n, g) => n + g.cases.length, 0);
+    assert.equal(out.stdout, `${total} passed, 0 failed\n`);
+    assert.equal(out.code, 0);
   });
 });

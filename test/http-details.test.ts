@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createVariantChooser } from '../gateway/negotiate.ts';
 import type { Resource, Variant } from '../gateway/site.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   const chooseVariant = createVariantChooser();
@@ -34,7 +35,75 @@ describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   }
 });
 
-describe('HTTP details over a real gateway', () => {
+// What the app answers: asked of it in process (helpers/inject.ts); the wire's own part is below
+describe('HTTP details, asked of the app', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ RATE_LIMIT_PER_HOUR: '5' });
+  });
+  after(() => t.close());
+
+  it('a 401 names its scheme in WWW-Authenticate', async () => {
+    for (const headers of [{}, { 'x-api-key': 'nope' }] as Record<string, string>[]) {
+      const res = await injectGet(t.app, '/api/grains', undefined, headers);
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'ApiKey realm="grain-grading-tables", header="X-API-Key"');
+    }
+  });
+
+  it('*, br;q=0 is not answered with brotli', async () => {
+    const res = await injectGet(t.app, '/api/openapi.json', undefined, { 'accept-encoding': '*, br;q=0' });
+    assert.equal(res.headers['content-encoding'], 'gzip');
+  });
+
+  it(
+    'If-Match: a strong match serves, anything else is 412 (counted), ' + 'and it is read before If-None-Match',
+    async () => {
+      const fresh = await injectRegister(t.app, 'preconditions@example.com');
+      const first = await injectGet(t.app, '/api/grains/CANOLA', fresh);
+      const etag = first.headers.etag!;
+      const status = async (headers: Record<string, string>) =>
+        (await injectGet(t.app, '/api/grains/CANOLA', fresh, headers)).status;
+      assert.equal(await status({ 'if-match': etag }), 200);
+      assert.equal(await status({ 'if-match': '*' }), 200);
+      const failed = await injectGet(t.app, '/api/grains/CANOLA', fresh, { 'if-match': `W/${etag}` });
+      assert.equal(failed.status, 412);
+      assert.equal(failed.headers['x-ratelimit-used'], '4', 'a 412 is counted like any authorised answer');
+      assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
+    },
+  );
+
+  it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
+    const spent = await injectRegister(t.app, 'spent@example.com');
+    const first = await injectGet(t.app, '/api/grains', spent);
+    for (let i = 0; i < 4; i++) await injectGet(t.app, '/api/grains', spent);
+    assert.equal((await injectGet(t.app, '/api/grains', spent)).status, 429);
+    const nm = await injectGet(t.app, '/api/grains', spent, { 'if-none-match': first.headers.etag! });
+    assert.equal(nm.status, 304);
+    assert.equal(nm.headers.etag, first.headers.etag);
+    assert.equal(nm.headers['x-ratelimit-remaining'], '0');
+    assert.equal(nm.headers['x-ratelimit-used'], '5');
+    assert.equal(nm.headers['retry-after'], undefined);
+  });
+
+  it('a 304 names the ETag the client sent, whichever encoding it now accepts', async () => {
+    const k = await injectRegister(t.app, 'names-etag@example.com');
+    const plain = await injectGet(t.app, '/api/grains/CWAD', k);
+    const br = await injectGet(t.app, '/api/grains/CWAD', k, { 'accept-encoding': 'br' });
+    assert.notEqual(plain.headers.etag, br.headers.etag);
+    const nm = async (etag: string, ae: string) =>
+      (await injectGet(t.app, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
+    assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
+    assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
+    // in a list, the first member that matches; `*` names the encoding the client would be sent
+    assert.equal(await nm(`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br'), plain.headers.etag);
+    assert.equal(await nm(`W/${plain.headers.etag}`, 'br'), plain.headers.etag, 'a weak tag compares weakly');
+    assert.equal(await nm('*', 'br'), br.headers.etag);
+  });
+});
+
+// node:http's parser hands the app a request target in absolute form as it came: bytes on a socket
+describe('HTTP details on the wire', () => {
   let t: TestGateway;
   let key: string;
   before(async () => {
@@ -42,19 +111,6 @@ describe('HTTP details over a real gateway', () => {
     key = await register(t.url, 'details@example.com');
   });
   after(() => t.close());
-
-  it('a 401 names its scheme in WWW-Authenticate', async () => {
-    for (const headers of [{}, { 'x-api-key': 'nope' }] as Record<string, string>[]) {
-      const res = await get(t.url, '/api/grains', undefined, headers);
-      assert.equal(res.status, 401);
-      assert.equal(res.headers['www-authenticate'], 'ApiKey realm="grain-grading-tables", header="X-API-Key"');
-    }
-  });
-
-  it('*, br;q=0 is not answered with brotli', async () => {
-    const res = await get(t.url, '/api/openapi.json', undefined, { 'accept-encoding': '*, br;q=0' });
-    assert.equal(res.headers['content-encoding'], 'gzip');
-  });
 
   it('an absolute-form request target is served as its origin form', async () => {
     const { port } = new URL(t.url);
@@ -73,50 +129,5 @@ describe('HTTP details over a real gateway', () => {
     assert.match(raw, /^HTTP\/1\.1 200 OK\r\n/);
     assert.ok(raw.endsWith(origin.text()), 'the same body as the origin form');
     assert.match(raw, new RegExp(`\r\nETag: ${origin.headers.etag}\r\n`, 'i'));
-  });
-
-  it(
-    'If-Match: a strong match serves, anything else is 412 (counted), ' + 'and it is read before If-None-Match',
-    async () => {
-      const fresh = await register(t.url, 'preconditions@example.com');
-      const first = await get(t.url, '/api/grains/CANOLA', fresh);
-      const etag = first.headers.etag!;
-      const status = async (headers: Record<string, string>) =>
-        (await get(t.url, '/api/grains/CANOLA', fresh, headers)).status;
-      assert.equal(await status({ 'if-match': etag }), 200);
-      assert.equal(await status({ 'if-match': '*' }), 200);
-      const failed = await get(t.url, '/api/grains/CANOLA', fresh, { 'if-match': `W/${etag}` });
-      assert.equal(failed.status, 412);
-      assert.equal(failed.headers['x-ratelimit-used'], '4', 'a 412 is counted like any authorised answer');
-      assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
-    },
-  );
-
-  it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
-    const spent = await register(t.url, 'spent@example.com');
-    const first = await get(t.url, '/api/grains', spent);
-    for (let i = 0; i < 4; i++) await get(t.url, '/api/grains', spent);
-    assert.equal((await get(t.url, '/api/grains', spent)).status, 429);
-    const nm = await get(t.url, '/api/grains', spent, { 'if-none-match': first.headers.etag! });
-    assert.equal(nm.status, 304);
-    assert.equal(nm.headers.etag, first.headers.etag);
-    assert.equal(nm.headers['x-ratelimit-remaining'], '0');
-    assert.equal(nm.headers['x-ratelimit-used'], '5');
-    assert.equal(nm.headers['retry-after'], undefined);
-  });
-
-  it('a 304 names the ETag the client sent, whichever encoding it now accepts', async () => {
-    const k = await register(t.url, 'names-etag@example.com');
-    const plain = await get(t.url, '/api/grains/CWAD', k);
-    const br = await get(t.url, '/api/grains/CWAD', k, { 'accept-encoding': 'br' });
-    assert.notEqual(plain.headers.etag, br.headers.etag);
-    const nm = async (etag: string, ae: string) =>
-      (await get(t.url, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
-    assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
-    assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
-    // in a list, the first member that matches; `*` names the encoding the client would be sent
-    assert.equal(await nm(`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br'), plain.headers.etag);
-    assert.equal(await nm(`W/${plain.headers.etag}`, 'br'), plain.headers.etag, 'a weak tag compares weakly');
-    assert.equal(await nm('*', 'br'), br.headers.etag);
   });
 });

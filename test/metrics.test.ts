@@ -1,12 +1,16 @@
 // GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
-// accounts CLI's views of it, each against a real gateway on both stores.
+// accounts CLI's views of it, each on both stores. What the app and the store answer is asked of the
+// app in process (helpers/inject.ts); the request series are counted by server.ts as it answers
+// (gateway/server.ts, finish), so the tests that read them ask a listening gateway.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
+import type { App } from '../gateway/app.ts';
 import { digestHex, hashKey } from '../gateway/keys.ts';
 import { get, register, request, root, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
+import { inject, injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -37,9 +41,9 @@ function sample(text: string, series: string): number | undefined {
   return undefined;
 }
 
-async function waitForStore(url: string) {
+async function waitForStore(app: App) {
   for (let i = 0; i < 250; i++) {
-    if ((await get(url, '/health')).json().store === 'ok') return;
+    if ((await injectGet(app, '/health')).json().store === 'ok') return;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('store not ready within 5 s');
@@ -48,24 +52,24 @@ async function waitForStore(url: string) {
 for (const [name, storeEnv, skip] of STORES) {
   suite(`GET /metrics (${name})`, skip, () => {
     it('is an unknown path without METRICS_TOKEN, and without the token sent', async () => {
-      const off = await startTestGateway(storeEnv());
-      const on = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
+      const off = await startTestApp(storeEnv());
+      const on = await startTestApp({ ...storeEnv(), METRICS_TOKEN: TOKEN });
       try {
-        const unknown = await get(off.url, '/no-such-path');
-        const cases: [string, string, string, Record<string, string>][] = [
-          ['not configured, token sent', off.url, 'GET', AUTH],
-          ['configured, nothing sent', on.url, 'GET', {}],
-          ['configured, another token', on.url, 'GET', { authorization: `Bearer ${TOKEN}x` }],
-          ['configured, the token as Basic', on.url, 'GET', { authorization: `Basic ${TOKEN}` }],
-          ['configured, the token in X-API-Key', on.url, 'GET', { 'x-api-key': TOKEN }],
-          ['configured, POST without it', on.url, 'POST', {}],
+        const unknown = await injectGet(off.app, '/no-such-path');
+        const cases: [string, App, string, Record<string, string>][] = [
+          ['not configured, token sent', off.app, 'GET', AUTH],
+          ['configured, nothing sent', on.app, 'GET', {}],
+          ['configured, another token', on.app, 'GET', { authorization: `Bearer ${TOKEN}x` }],
+          ['configured, the token as Basic', on.app, 'GET', { authorization: `Basic ${TOKEN}` }],
+          ['configured, the token in X-API-Key', on.app, 'GET', { 'x-api-key': TOKEN }],
+          ['configured, POST without it', on.app, 'POST', {}],
         ];
-        for (const [what, url, method, headers] of cases) {
-          const r = await request(url, '/metrics', { method, headers });
+        for (const [what, app, method, headers] of cases) {
+          const r = await inject(app, { url: '/metrics', method, headers });
           assert.equal(r.status, 404, what);
           assert.deepEqual(r.json(), unknown.json(), what);
         }
-        const post = await request(on.url, '/metrics', { method: 'POST', headers: AUTH });
+        const post = await inject(on.app, { url: '/metrics', method: 'POST', headers: AUTH });
         assert.equal(post.status, 405, 'with the token, a wrong method is what it is');
         assert.equal(post.headers.allow, 'GET, HEAD');
       } finally {
@@ -77,7 +81,7 @@ for (const [name, storeEnv, skip] of STORES) {
     it('serves the Prometheus text; values move as requests are made; a scrape counts against no key', async () => {
       const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
       try {
-        await waitForStore(t.url);
+        await waitForStore(t.gateway.app);
         const scrape = async () => {
           const r = await get(t.url, '/metrics', undefined, AUTH);
           assert.equal(r.status, 200);
@@ -139,23 +143,24 @@ for (const [name, storeEnv, skip] of STORES) {
     it('is exact after concurrent requests and a restart; npm run accounts lists, sorts and exports it', async () => {
       const env = { ...storeEnv(), RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '100' };
       const clock = testClock();
-      const first = await startTestGateway(env, { clock });
+      const first = await startTestApp(env, { clock });
       const state = { ...env, STATE_DIR: first.stateDir };
-      await waitForStore(first.url);
-      const busy = await register(first.url, `busy-${name}@example.com`);
-      const quiet = await register(first.url, `quiet-${name}@example.com`);
-      await register(first.url, `idle-${name}@example.com`);
+      await waitForStore(first.app);
+      const busy = await injectRegister(first.app, `busy-${name}@example.com`);
+      const quiet = await injectRegister(first.app, `quiet-${name}@example.com`);
+      await injectRegister(first.app, `idle-${name}@example.com`);
       const burst = [
-        ...Array.from({ length: 40 }, () => get(first.url, '/api/grains/CWRS', busy)),
-        ...Array.from({ length: 25 }, () => get(first.url, '/api/changelog', quiet)),
+        ...Array.from({ length: 40 }, () => injectGet(first.app, '/api/grains/CWRS', busy)),
+        ...Array.from({ length: 25 }, () => injectGet(first.app, '/api/changelog', quiet)),
       ];
       for (const r of await Promise.all(burst)) assert.equal(r.status, 200);
       await first.close();
 
       clock.advance(60_000);
-      const second = await startTestGateway(state, { clock });
-      await waitForStore(second.url);
-      assert.equal((await get(second.url, '/api/grains', busy)).headers['x-ratelimit-used'], '41', 'the hour goes on');
+      const second = await startTestApp(state, { clock });
+      await waitForStore(second.app);
+      const used = (await injectGet(second.app, '/api/grains', busy)).headers['x-ratelimit-used'];
+      assert.equal(used, '41', 'the hour goes on');
       await second.close();
 
       const list = await runAccounts(state, 'list', '--sort', 'last-used');
@@ -220,7 +225,7 @@ for (const [name, storeEnv, skip] of STORES) {
     it("never shows a key, a key's hash or an e-mail of the accounts it serves", async () => {
       const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN, REGISTER_LIMIT_PER_HOUR: '100' });
       try {
-        await waitForStore(t.url);
+        await waitForStore(t.gateway.app);
         const emails = ['scan-one@example.com', 'scan.two+tag@example.org'];
         const keys = [await register(t.url, emails[0]!), await register(t.url, emails[1]!)];
         keys.push(await register(t.url, emails[0]!, { 'x-api-key': keys[0]! })); // a rotation

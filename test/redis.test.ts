@@ -1,21 +1,14 @@
 // Scale-out on Redis (docs/contract.md, Storage and scale): several gateway processes share keys and
 // exact limits; replacement and revocation reach every instance within the bound; an outage is
-// survived and recovered from.
+// survived and recovered from. One gateway on Redis is its app, asked in process (helpers/inject.ts);
+// several are processes of their own.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import { errorJson } from './helpers/errors.ts';
-import {
-  type ChildGateway,
-  get,
-  realSiteDir,
-  register,
-  request,
-  runAccounts,
-  spawnGateway,
-  startTestGateway,
-} from './helpers/gateway.ts';
+import { type ChildGateway, get, realSiteDir, register, runAccounts, spawnGateway } from './helpers/gateway.ts';
+import { injectGet, injectJson, injectRegister, startTestApp } from './helpers/inject.ts';
 import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -43,15 +36,15 @@ suite('redis store', skip, () => {
   after(() => cleanup(prefix));
 
   it('keeps the contract and exact windows, with an injected clock', async () => {
-    const t = await startTestGateway({
+    const t = await startTestApp({
       REDIS_URL: SHARED_REDIS,
       REDIS_KEY_PREFIX: `${prefix}a:`,
       REGISTER_LIMIT_PER_HOUR: '1000',
     });
     try {
-      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
-      const key = await register(t.url, 'Redis@Example.com');
-      const ok = await get(t.url, '/api/grains/soybeans', key);
+      await within(5_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
+      const key = await injectRegister(t.app, 'Redis@Example.com');
+      const ok = await injectGet(t.app, '/api/grains/soybeans', key);
       assert.equal(ok.status, 200);
       assert.equal(ok.json().grain_id, 'SOYBEANS');
       assert.equal(ok.headers['x-ratelimit-used'], '1');
@@ -62,18 +55,18 @@ suite('redis store', skip, () => {
       const ttl = windows.length === 1 ? await r.pttl(windows[0]!) : -3;
       r.disconnect();
       assert.ok(ttl > WINDOW_MS && ttl <= WINDOW_MS + 60_000, `window TTL ${ttl} ms`);
-      assert.equal((await get(t.url, '/api/grains', `ggt_${'A'.repeat(38)}`)).status, 401);
-      const results = await Promise.all(Array.from({ length: 150 }, () => get(t.url, '/api/changelog', key)));
+      assert.equal((await injectGet(t.app, '/api/grains', `ggt_${'A'.repeat(38)}`)).status, 401);
+      const results = await Promise.all(Array.from({ length: 150 }, () => injectGet(t.app, '/api/changelog', key)));
       assert.equal(results.filter((r) => r.status === 200).length, 99);
       assert.ok(results.filter((r) => r.status === 429).every((r) => r.headers['retry-after'] === '3600'));
       t.clock.advance(WINDOW_MS);
-      const fresh = await get(t.url, '/api/changelog', key);
+      const fresh = await injectGet(t.app, '/api/changelog', key);
       assert.equal(fresh.status, 200);
       assert.equal(fresh.headers['x-ratelimit-used'], '1');
       // rotation: the presented key is refused at once; the new key's hour is its own
-      const replacement = await register(t.url, 'redis@example.com', { 'x-api-key': key });
-      assert.equal((await get(t.url, '/api/grains', key)).status, 401);
-      assert.equal((await get(t.url, '/api/grains', replacement)).headers['x-ratelimit-used'], '1');
+      const replacement = await injectRegister(t.app, 'redis@example.com', { 'x-api-key': key });
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 401);
+      assert.equal((await injectGet(t.app, '/api/grains', replacement)).headers['x-ratelimit-used'], '1');
     } finally {
       await t.close();
     }
@@ -161,27 +154,27 @@ suite('redis store', skip, () => {
 suite('redis outage', skip, () => {
   it('keeps recently verified keys working, refuses what it cannot verify with 503, and recovers', async () => {
     const redis = await startPrivateRedis();
-    const t = await startTestGateway({
+    const t = await startTestApp({
       REDIS_URL: redis.url,
       REGISTER_LIMIT_PER_HOUR: '1000',
       RATE_LIMIT_PER_HOUR: '5',
     });
     try {
-      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
-      const known = await register(t.url, 'known@example.com');
-      const unseen = await register(t.url, 'unseen@example.com');
-      assert.equal((await get(t.url, '/api/grains', known)).headers['x-ratelimit-used'], '1');
+      await within(5_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
+      const known = await injectRegister(t.app, 'known@example.com');
+      const unseen = await injectRegister(t.app, 'unseen@example.com');
+      assert.equal((await injectGet(t.app, '/api/grains', known)).headers['x-ratelimit-used'], '1');
       t.clock.advance(2_000); // past the 1 s trust: the next check must ask Redis
 
       await redis.stop();
-      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'unavailable');
-      const health = (await get(t.url, '/health')).json();
+      await within(5_000, async () => (await injectGet(t.app, '/health')).json().store === 'unavailable');
+      const health = (await injectGet(t.app, '/health')).json();
       assert.equal(health.status, 'store_unavailable');
       assert.match(health.reason, /^Redis is unreachable/);
 
       // verified recently: served, counted here from the last count Redis gave (1), up to the limit
       const during = [];
-      for (let i = 0; i < 5; i++) during.push(await get(t.url, '/api/grains', known));
+      for (let i = 0; i < 5; i++) during.push(await injectGet(t.app, '/api/grains', known));
       assert.deepEqual(
         during.map((r) => r.status),
         [200, 200, 200, 200, 429],
@@ -191,29 +184,25 @@ suite('redis outage', skip, () => {
         ['2', '3', '4', '5'],
       );
       // never verified by this instance: 503 with Retry-After, and so is registration
-      const refused = await get(t.url, '/api/grains', unseen);
+      const refused = await injectGet(t.app, '/api/grains', unseen);
       assert.equal(refused.status, 503);
       assert.equal(refused.headers['retry-after'], '5');
       assert.deepEqual(refused.json(), errorJson('storeUnavailable', 503));
-      const reg = await request(t.url, '/api/register', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"email":"during@example.com"}',
-      });
+      const reg = await injectJson(t.app, '/api/register', '{"email":"during@example.com"}');
       assert.equal(reg.status, 503);
       assert.ok(reg.headers['retry-after']);
 
       t.clock.advance(1_000);
       await redis.start();
-      await within(10_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      await within(10_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
       // the four requests served during the outage join the key's total, with their time
-      const usage = async () => (await t.gateway.store.show('known@example.com'))!.keys[0]!;
+      const usage = async () => (await t.store.show('known@example.com'))!.keys[0]!;
       await within(5_000, async () => (await usage()).requests === 5);
       assert.equal((await usage()).last_used_at, t.clock.now - 1_000);
       // recovered by itself; keys issued before the outage were kept (append-only file)
-      assert.equal((await get(t.url, '/api/grains', unseen)).status, 200);
-      const after = await register(t.url, 'after@example.com');
-      assert.equal((await get(t.url, '/api/grains', after)).status, 200);
+      assert.equal((await injectGet(t.app, '/api/grains', unseen)).status, 200);
+      const after = await injectRegister(t.app, 'after@example.com');
+      assert.equal((await injectGet(t.app, '/api/grains', after)).status, 200);
       await t.close(); // flushes the log
       const log = t.logs.join('');
       assert.match(log, /"event":"store_unavailable"/);
@@ -230,13 +219,13 @@ suite('redis outage', skip, () => {
 suite('redis restart under load', skip, () => {
   it('loses no issued key and recovers by itself when Redis is killed and restarted during a storm', async () => {
     const redis = await startPrivateRedis();
-    const t = await startTestGateway({
+    const t = await startTestApp({
       REDIS_URL: redis.url,
       REGISTER_LIMIT_PER_HOUR: '100000',
       RATE_LIMIT_PER_HOUR: '100000',
     });
     try {
-      await within(5_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      await within(5_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
       const issued: string[] = [];
       const statuses = new Map<number, number>();
       let stop = false;
@@ -244,16 +233,12 @@ suite('redis restart under load', skip, () => {
       const storm = Array.from({ length: 8 }, async () => {
         while (!stop) {
           const i = n++;
-          const res = await request(t.url, '/api/register', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ email: `storm-${i}@example.com` }),
-          });
+          const res = await injectJson(t.app, '/api/register', { email: `storm-${i}@example.com` });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 201) issued.push(res.json().api_key);
           else assert.equal(res.status, 503); // while Redis is away: refused, never a 500
           if (issued.length) {
-            const use = await get(t.url, '/api/grains', issued[i % issued.length]!);
+            const use = await injectGet(t.app, '/api/grains', issued[i % issued.length]!);
             assert.ok([200, 503].includes(use.status), `${use.status}`);
           }
         }
@@ -262,12 +247,12 @@ suite('redis restart under load', skip, () => {
       await redis.stop(); // SIGKILL: only what the append-only file holds survives
       await new Promise((r) => setTimeout(r, 300));
       await redis.start();
-      await within(10_000, async () => (await get(t.url, '/health')).json().store === 'ok');
+      await within(10_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
       const before = issued.length;
       while (issued.length < before + 100) await new Promise((r) => setTimeout(r, 5));
       stop = true;
       await Promise.all(storm);
-      const results = await Promise.all(issued.map((k) => get(t.url, '/api/grains/CWRS', k)));
+      const results = await Promise.all(issued.map((k) => injectGet(t.app, '/api/grains/CWRS', k)));
       assert.deepEqual(results.filter((r) => r.status !== 200).length, 0, `of ${issued.length} issued keys`);
       console.log(
         `redis restart: ${issued.length} keys issued around the restart, all working; ` +

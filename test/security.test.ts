@@ -1,4 +1,6 @@
 // security: keys stay secret, hostile URLs and oversized input get clear errors, nothing reaches 500.
+// What the app decides is asked of it in process (helpers/inject.ts); what node:http reads off the
+// socket (raw bytes, sizes while reading) and the access log server.ts writes go to a listening gateway.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
@@ -19,22 +21,29 @@ import { safePath } from '../gateway/log.ts';
 import { createKeyCache } from '../gateway/store/key-cache.ts';
 import { createKeyFilter, prefixOf } from '../gateway/store/key-filter.ts';
 import { errorJson } from './helpers/errors.ts';
-import { type RawResponse, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { type InjectRequest, inject, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
-let t: TestGateway;
+/** The gateway's app, in process. */
+let t: TestApp;
+/** A listening gateway: the bytes on the socket, and the access log. */
+let wire: TestGateway;
 let key: string;
-const responses: { path: string; res: RawResponse }[] = [];
+/** Every answer either gave: none may hold a key but its 201 (checked last). */
+const responses: { path: string; res: { status: number; headers: object; body: Buffer } }[] = [];
 const issued: string[] = [];
 
 before(async () => {
-  t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_PER_HOUR: '100000' });
-  key = await register(t.url, 'security@example.com');
+  const env = { REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_PER_HOUR: '100000' };
+  t = await startTestApp(env);
+  wire = await startTestGateway(env);
+  key = await injectRegister(t.app, 'security@example.com');
   issued.push(key);
 });
-after(() => t.close());
+after(() => Promise.all([t.close(), wire.close()]));
 
-async function send(path: string, opts: Parameters<typeof request>[2] = {}) {
-  const res = await request(t.url, path, opts);
+async function send(path: string, opts: Omit<InjectRequest, 'url'> = {}) {
+  const res = await inject(t.app, { url: path, ...opts });
   responses.push({ path, res });
   return res;
 }
@@ -42,7 +51,7 @@ async function send(path: string, opts: Parameters<typeof request>[2] = {}) {
 /** Sends raw bytes and reads the raw answer (for requests a client library would not send). */
 function raw(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const u = new URL(t.url);
+    const u = new URL(wire.url);
     const socket = connect(Number(u.port), u.hostname, () => socket.end(bytes));
     let out = '';
     socket.on('data', (c) => (out += c.toString()));
@@ -151,7 +160,7 @@ describe('security', () => {
     // fails reaches no store lookup and gets the one prepared 401, allocated once; a well-formed
     // unknown key costs one lookup. The gateway's own app and store, counted, not replaced.
     it('refuses made-up keys without a store lookup, with one prepared response', () => {
-      const { app, store } = t.gateway;
+      const { app, store } = t;
       const findByKey = store.findByKey;
       let lookups = 0;
       store.findByKey = (k) => {
@@ -213,9 +222,10 @@ describe('security', () => {
     });
 
     it('refuses two X-API-Key headers', async () => {
-      const other = await register(t.url, 'security-2@example.com');
+      const other = await injectRegister(t.app, 'security-2@example.com');
       issued.push(other);
-      const res = await send('/api/grains', { headers: { 'x-api-key': [key, other] } });
+      // as node:http hands two of them to the app: one value, joined
+      const res = await send('/api/grains', { headers: { 'x-api-key': `${key}, ${other}` } });
       assert.equal(res.status, 401);
       assert.deepEqual(res.json().error, MESSAGES.invalidKey);
     });
@@ -291,8 +301,8 @@ describe('security', () => {
       const unknown = generateKey();
       assert.ok(isWellFormedKey(unknown));
       const email = 'security-replace@example.com';
-      const first = await register(t.url, email);
-      const second = await register(t.url, email, { 'x-api-key': first });
+      const first = await injectRegister(t.app, email);
+      const second = await injectRegister(t.app, email, { 'x-api-key': first });
       issued.push(first, second);
       assert.equal((await send('/api/grains', { headers: { 'x-api-key': second } })).status, 200);
       for (const k of [unknown, first]) {
@@ -369,7 +379,7 @@ describe('security', () => {
           `${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
       );
       assert.match(answer, /^HTTP\/1\.1 413 /);
-      assert.equal(await t.gateway.store.show('big@example.com'), null);
+      assert.equal(await wire.gateway.store.show('big@example.com'), null);
     });
 
     it('a deeply nested or huge JSON body is a 400 or 413, never a crash', async () => {
@@ -423,16 +433,21 @@ describe('security', () => {
   });
 
   it('no key appears in the log, or in any response but its 201 (checked last)', async () => {
-    const more = await Promise.all([1, 2, 3].map((n) => register(t.url, `security-more-${n}@example.com`)));
+    // The access log is written by server.ts: these requests go to the listening gateway, which
+    // knows the keys issued here (the others, issued in process, it refuses as unknown ones).
+    const more = await Promise.all([1, 2, 3].map((n) => register(wire.url, `security-more-${n}@example.com`)));
     issued.push(...more);
+    const sendOnWire = async (path: string, headers: Record<string, string> = {}) =>
+      responses.push({ path, res: await request(wire.url, path, { headers }) });
     for (const k of issued) {
-      await send('/api/grains', { headers: { 'x-api-key': k } });
-      await send('/api/changelog?limit=0', { headers: { 'x-api-key': k } });
-      await send(`/api/grains/NOPE?api_key=${k}`);
-      await send('/api/grains', { headers: { 'x-api-key': `${k}x` } });
+      await sendOnWire('/api/grains', { 'x-api-key': k });
+      await sendOnWire('/api/changelog?limit=0', { 'x-api-key': k });
+      await sendOnWire(`/api/grains/NOPE?api_key=${k}`);
+      await sendOnWire(`/api/grains/${k}`, { 'x-api-key': k }); // a key in the path, as asked of the app above
+      await sendOnWire('/api/grains', { 'x-api-key': `${k}x` });
     }
-    await t.close();
-    const log = t.logs.join('');
+    await wire.close();
+    const log = wire.logs.join('');
     assert.ok(log.length > 1000);
     for (const k of issued) {
       assert.ok(!log.includes(k), 'a key in the log');

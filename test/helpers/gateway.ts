@@ -148,9 +148,6 @@ export interface RawResponse {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-/** Every answer this test file received, in order (a suite may hold them against the OpenAPI). */
-export const exchanges: { base: string; method: string; path: string; response: RawResponse }[] = [];
-
 export function request(
   base: string,
   path: string,
@@ -183,15 +180,13 @@ export function request(
           const body = Buffer.concat(chunks);
           // A key is issued as JSON (an API call, a rotation) or on a page (the form's answer)
           if (res.statusCode === 201) for (const key of keysIn(decoded(res.headers, body))) issuedKeys.add(key);
-          const answer = {
+          resolve({
             status: res.statusCode!,
             headers: res.headers,
             body,
             json: () => JSON.parse(body.toString()),
             text: () => body.toString(),
-          };
-          exchanges.push({ base, method: opts.method ?? 'GET', path, response: answer });
-          resolve(answer);
+          });
         });
         res.on('error', reject);
       },

@@ -5,28 +5,45 @@
 // startTestApp assembles the gateway's parts as server.ts does (gateway/assemble.ts) and listens on
 // nothing; the app of a listening test gateway (`t.gateway.app`) can be driven the same way.
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { App, GatewayRequest } from '../../gateway/app.ts';
 import { assembleGateway, type GatewayParts } from '../../gateway/assemble.ts';
 import { ERRORS } from '../../gateway/errors.ts';
+import type { Store } from '../../gateway/store/types.ts';
 import { recordIssuedKey, type TestClock, testClock, testConfig, testLogs } from './gateway.ts';
 
 export interface TestApp extends GatewayParts {
   clock: TestClock;
   stateDir: string;
+  siteDir: string;
   logs: string[];
 }
 
 /** The gateway assembled in this process, with no socket: its app, store and clock. */
 export async function startTestApp(
   env: Record<string, string> = {},
-  opts: { clock?: TestClock; sitePollMs?: number } = {},
+  opts: {
+    clock?: TestClock;
+    sitePollMs?: number;
+    mailRetryDelaysMs?: number[];
+    /** A store opened by the test (one that saves its windows sooner, say); else chosen from `env`. */
+    store?: Store;
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(env);
   const logs = testLogs();
   const clock = opts.clock ?? testClock();
   const logWrite = (s: string) => logs.push(s);
-  const parts = await assembleGateway({ config, clock, logWrite, sitePollMs: opts.sitePollMs ?? 50 });
-  return Object.assign(parts, { clock, stateDir: config.stateDir, logs });
+  const { mailRetryDelaysMs, store } = opts;
+  const parts = await assembleGateway({
+    config,
+    clock,
+    logWrite,
+    sitePollMs: opts.sitePollMs ?? 50,
+    mailRetryDelaysMs,
+    store,
+  });
+  return Object.assign(parts, { clock, stateDir: config.stateDir, siteDir: config.siteDir, logs });
 }
 
 export interface InjectRequest {
@@ -58,13 +75,18 @@ export interface Injected {
 
 const KEY = /ggt_[A-Za-z0-9_-]{38}/g;
 
+/** Every answer injected in this test file, in order (a suite may hold them against the OpenAPI). */
+export const injections: { app: App; method: string; url: string; response: Injected }[] = [];
+
 /**
  * One request through `app.handle`, as gateway/server.ts makes it: the body is read on demand and
  * refused past the app's limit with the server's 413. An error the app throws is thrown here, with
  * its stack (turning it into a 500 is the server's part). `now` is the request's time; the app's
- * clock when not given.
+ * clock when not given. Like an answer over a socket, it comes in a later turn of the event loop, so
+ * a loop of requests leaves timers their turn (a poll, a checkpoint, a store reconnecting).
  */
 export async function inject(app: App, request: InjectRequest, now?: number): Promise<Injected> {
+  await nextTurn();
   const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
   const req: GatewayRequest = {
     method: request.method ?? 'GET',
@@ -85,7 +107,7 @@ export async function inject(app: App, request: InjectRequest, now?: number): Pr
   const answer = r.body ?? Buffer.alloc(0);
   // a key handed out here is held to the same leak scan as one issued over HTTP (gateway.ts)
   if (r.status === 201) for (const [key] of answer.toString().matchAll(KEY)) recordIssuedKey(key);
-  return {
+  const injected: Injected = {
     status: r.status,
     headers,
     rawHeaders: r.headers,
@@ -94,17 +116,22 @@ export async function inject(app: App, request: InjectRequest, now?: number): Pr
     json: () => JSON.parse(answer.toString()),
     text: () => answer.toString(),
   };
+  injections.push({ app, method: req.method, url: request.url, response: injected });
+  return injected;
 }
 
-/** Registers `email` through the app and gives the key (the 201 asserted). */
-export async function injectRegister(app: App, email: string, remoteAddress?: string): Promise<string> {
-  const res = await inject(app, {
+/** A POST of `body` as JSON: a value is serialised, a string sent as it is (malformed on purpose). */
+export const injectJson = (app: App, url: string, body: unknown, headers: Record<string, string> = {}) =>
+  inject(app, {
     method: 'POST',
-    url: '/api/register',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email }),
-    remoteAddress,
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
+
+/** Registers `email` through the app and gives the key (the 201 asserted); `headers` as a client's. */
+export async function injectRegister(app: App, email: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await injectJson(app, '/api/register', { email }, headers);
   assert.equal(res.status, 201, res.text());
   return res.json().api_key;
 }

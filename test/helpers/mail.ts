@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { RECOVERY_LINK_PARAM, RECOVERY_TOKEN_PREFIX } from '../../build/site-format.ts';
+import type { App } from '../../gateway/app.ts';
 import { OUTBOX_DIR } from '../../gateway/mail.ts';
-import { request } from './gateway.ts';
+import { injectJson } from './inject.ts';
 
 export interface ReceivedMail {
   to: string[];
@@ -90,14 +91,10 @@ export async function eventually<T>(check: () => Maybe<T> | Promise<Maybe<T>>, w
   }
 }
 
-/** Asks for a recovery link for `email` and returns the token of the mail it wrote to the outbox. */
-export async function recoveryToken(base: string, stateDir: string, email: string, from = '127.0.0.1') {
+/** Asks the app for a recovery link for `email` and returns the token of the mail it wrote to the outbox. */
+export async function recoveryToken(app: App, stateDir: string, email: string, from = '127.0.0.1') {
   const before = outbox(stateDir).length;
-  const res = await request(base, '/api/keys/recover', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
-    body: JSON.stringify({ email }),
-  });
+  const res = await injectJson(app, '/api/keys/recover', { email }, { 'x-forwarded-for': from });
   if (res.status !== 202) throw new Error(`recovery answered ${res.status}: ${res.text()}`);
   const mail = await eventually(() => outbox(stateDir)[before], `a recovery mail to ${email}`);
   return tokenIn(mail)!;

@@ -2,10 +2,15 @@
 // headers the declaration names are there, and a JSON body validates against the declared schema.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { RawResponse } from './gateway.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
 type Json = Record<string, any>;
+/** An answer as either helper gives it: over HTTP (gateway.ts) or injected (inject.ts). */
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
 
 /** ajv holding the document as `openapi.json`, with the formats its schemas name. */
 export function openApiAjv(doc: Json) {
@@ -24,12 +29,12 @@ export function responseChecker(doc: Json) {
     t,
     re: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`),
   }));
-  const decode = (r: RawResponse) => {
+  const decode = (r: Answer) => {
     const enc = r.headers['content-encoding'];
     return enc === 'br' ? brotliDecompressSync(r.body) : enc === 'gzip' ? gunzipSync(r.body) : r.body;
   };
   /** The problems of one answer; [] when it is not an operation of the document (pages, 404s, 405s). */
-  return function check(method: string, url: string, r: RawResponse): string[] {
+  return function check(method: string, url: string, r: Answer): string[] {
     const path = url.split('?')[0]!;
     const template = templates.find((x) => x.re.test(path))?.t;
     const item = template ? doc.paths[template] : undefined;
