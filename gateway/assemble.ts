@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import { servePolicy } from './cache-policy.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
+import { streamOutput } from './log-output.ts';
 import { createMailer } from './mail.ts';
 import { createMetrics } from './metrics.ts';
 import { diskReader, loadSite, readPointer, upstreamReader } from './site-load.ts';
@@ -29,11 +30,8 @@ export interface AssembleOptions {
 export async function assembleGateway(opts: AssembleOptions) {
   const { config } = opts;
   const clock = opts.clock ?? Date.now;
-  const logger = createLogger(
-    opts.logWrite
-      ? (chunk) => opts.logWrite!(chunk.toString())
-      : { write: (chunk) => process.stdout.write(chunk), onDrain: (resume) => process.stdout.once('drain', resume) },
-  );
+  const output = opts.logWrite ? null : streamOutput();
+  const logger = createLogger(output ?? ((chunk) => opts.logWrite!(chunk.toString())));
   const log = logger.log;
   // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
   const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
@@ -74,6 +72,7 @@ export async function assembleGateway(opts: AssembleOptions) {
         await mailer.close();
         await store.close();
         logger.flush();
+        output?.close();
       })()),
   };
 }

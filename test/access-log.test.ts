@@ -1,11 +1,12 @@
 // The access log: the line each request writes (gateway/log.ts: bytes that read exactly as the same
 // fields through JSON), its bounded memory while the reader is slow, and what the server logs at
 // each ACCESS_LOG level (docs/operations.md, Configuration). The server writes the lines, so those
-// tests run a real one, in this process.
+// tests run a real one, in this process; a spawned one when its stdout's reader goes away.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../gateway/log.ts';
-import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { tempDir } from './helpers/dataset.ts';
+import { get, realSiteDir, register, spawnGateway, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 describe('the request line', () => {
   // Written as bytes (log.ts); it must read exactly as the same fields through JSON would.
@@ -209,4 +210,24 @@ describe('what the server logs', () => {
       }
     });
   }
+});
+
+describe("when the log's reader goes away", () => {
+  // The process is the subject: its stdout is a pipe whose other end this test closes.
+  it('goes on answering, and says once on stderr that the log is lost', async () => {
+    const g = await spawnGateway({ STATE_DIR: tempDir('log-reader'), SITE_DIR: realSiteDir() });
+    g.child.stdout!.destroy();
+    const lost = () => g.output.join('').includes('log output lost (EPIPE)');
+    // every request writes a line; the first write after the pipe closed fails (lines go every 100 ms)
+    for (let i = 0; i < 200 && !lost(); i++) {
+      assert.equal((await get(g.url, '/health')).status, 200);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(lost(), `the loss is said on stderr:\n${g.output.join('')}`);
+    for (let i = 0; i < 20; i++) assert.equal((await get(g.url, '/health')).status, 200);
+    assert.equal(g.child.exitCode, null, 'the process is still up');
+    assert.equal(g.output.join('').split('log output lost').length, 2, 'said once');
+    g.child.kill('SIGTERM');
+    assert.equal(await g.exited, 0, 'and stops cleanly');
+  });
 });
