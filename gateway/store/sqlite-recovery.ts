@@ -29,8 +29,11 @@ interface TokenRow {
   email: string;
 }
 
+/** A key inserted for an account: its id (sqlite.ts prepares it once, for registration and recovery). */
+export type InsertKey = Database.Statement<[accountId: number, digest: Buffer, now: number], number>;
+
 /** The statements, as two transactions; `issue` answers the new key's id and the revoked keys' ids. */
-export function sqliteRecovery(db: Database.Database) {
+export function sqliteRecovery(db: Database.Database, insertKey: InsertKey) {
   const accountOf = db.prepare<[string], number>('SELECT id FROM accounts WHERE email = ?').pluck();
   const supersede = db.prepare<[number, number]>(
     'UPDATE recovery_tokens SET superseded_at = ? WHERE account_id = ? AND used_at IS NULL AND superseded_at IS NULL',
@@ -46,11 +49,6 @@ export function sqliteRecovery(db: Database.Database) {
   const revokeAll = db
     .prepare<[number, number], number>(
       'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL RETURNING id',
-    )
-    .pluck();
-  const insertKey = db
-    .prepare<[number, Buffer, number], number>(
-      'INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?) RETURNING id',
     )
     .pluck();
   const markUsed = db.prepare<[number, Buffer]>('UPDATE recovery_tokens SET used_at = ? WHERE token_hash = ?');

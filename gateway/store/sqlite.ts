@@ -9,7 +9,7 @@ import { digestBytes, hashKey } from '../keys.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
-import { sqliteRecovery } from './sqlite-recovery.ts';
+import { type InsertKey, sqliteRecovery } from './sqlite-recovery.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
 import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
 import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
@@ -56,7 +56,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const liveCount = db
     .prepare<[number], number>('SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL')
     .pluck();
-  const insertKey = db
+  const insertKey: InsertKey = db
     .prepare<[number, Buffer, number], number>(
       'INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?) RETURNING id',
     )
@@ -222,7 +222,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   watchWrites.unref();
 
   const queries = accountQueries(db);
-  const tokens = sqliteRecovery(db);
+  const tokens = sqliteRecovery(db, insertKey);
   return {
     kind: 'sqlite',
     cachedAccount: (key) => verified.get(key),
