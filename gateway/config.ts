@@ -153,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     maxHeaderBytes: MAX_HEADER_BYTES,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     publicCacheSeconds: integer(env, 'PUBLIC_CACHE_SECONDS', 300, 0, 86_400),
-    accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'all'),
+    accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'errors'),
     metricsToken: token(env.METRICS_TOKEN),
     smtpUrl,
     mailFrom: mailFrom(env.MAIL_FROM),

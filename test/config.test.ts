@@ -55,6 +55,7 @@ describe('configuration', () => {
     assert.deepEqual(c.trustProxy, { kind: 'none' });
     assert.equal(c.redisUrl, null);
     assert.equal(c.smtpUrl, null);
+    assert.equal(c.accessLog, 'errors');
     assert.match(c.mailFrom, /<no-reply@localhost>$/);
     assert.ok(Object.isFrozen(c));
   });

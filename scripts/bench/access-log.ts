@@ -1,6 +1,6 @@
 // npm run bench:log [-- --duration 4 --warmup 2 --rounds 12 --connections 32 --out FILE]
 // The access log's and the metrics' cost on the hot path (docs/performance.md): the gateway with
-// ACCESS_LOG=all (the default), with ACCESS_LOG=off, and with METRICS_TOKEN set, each with its
+// ACCESS_LOG=errors (the default), with ACCESS_LOG=all, and with METRICS_TOKEN set, each with its
 // stdout read through a pipe as a log collector reads it, against a bare node:http server sending
 // the same bytes. One key, GET /api/grains/CWRS, measured twice: in alternated rounds (req/s, as
 // the goals are stated) and with all servers loaded at once (CPU time a request, the
@@ -15,9 +15,9 @@ import { runHeader } from './report.ts';
 import { startBare, startGateway } from './servers.ts';
 
 const CONFIGS: [name: string, env: Record<string, string>][] = [
-  ['ACCESS_LOG=all (default)', {}],
-  ['ACCESS_LOG=off', { ACCESS_LOG: 'off' }],
-  ['all, METRICS_TOKEN set', { METRICS_TOKEN: 'bench-metrics-token-0123456789' }],
+  ['ACCESS_LOG=errors (default)', {}],
+  ['ACCESS_LOG=all', { ACCESS_LOG: 'all' }],
+  ['all, METRICS_TOKEN set', { ACCESS_LOG: 'all', METRICS_TOKEN: 'bench-metrics-token-0123456789' }],
 ];
 const BARE = 'bare node:http';
 

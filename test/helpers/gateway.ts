@@ -107,6 +107,8 @@ export function testConfig(env: Record<string, string> = {}) {
     STATE_DIR: env.STATE_DIR ?? tempDir('state'),
     SITE_DIR: env.SITE_DIR ?? realSiteDir(),
     SHUTDOWN_GRACE_MS: '2000',
+    // every request's line, so the scan for keys in the logs reads request lines too
+    ACCESS_LOG: 'all',
     ...env,
   });
 }
@@ -238,7 +240,8 @@ export async function spawnGateway(
 ): Promise<ChildGateway> {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    // every request's line, as testConfig: tests read served requests in it, and the key scan reads it
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ACCESS_LOG: 'all', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
