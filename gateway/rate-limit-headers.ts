@@ -35,7 +35,7 @@ interface Templates {
 }
 const NO_HEADERS: readonly string[] = [];
 
-/** One per app: the templates of the base lists it serves, and the reset time's text while requests share it. */
+/** One per app: the templates of the base lists it serves. */
 export function createRateLimitHeaders() {
   const templates = new WeakMap<readonly string[], Templates>();
   const templateFor = (base: readonly string[], limit: number, retryAfter: boolean): Template => {
@@ -51,21 +51,16 @@ export function createRateLimitHeaders() {
     t.plain ??= buildTemplate(base, limit, false);
     return t.plain;
   };
-  /** The reset time's text, kept while requests share a window end (most do). */
-  let lastResetAt = Number.NaN;
-  let lastReset = '';
+  // Each key's window ends at its own time: the reset's text is made per request (a text kept for
+  // the last window end missed on almost every request, and cost a store into the closure when it did).
   const fill = (d: Decision, now: number, template: Template): string[] => {
     const remaining = String(Math.max(d.limit - d.used, 0));
-    if (d.resetAt !== lastResetAt) {
-      lastResetAt = d.resetAt;
-      lastReset = String(Math.ceil(d.resetAt / 1000));
-    }
     const { slots } = template;
     const h = template.headers.slice();
     if (slots.retryAfter >= 0) h[slots.retryAfter] = String(retryAfterSeconds(d, now));
     h[slots.remaining] = remaining;
     h[slots.used] = String(d.used);
-    h[slots.reset] = lastReset;
+    h[slots.reset] = String(Math.ceil(d.resetAt / 1000));
     h[slots.rateLimit] = `"default";r=${remaining};t=${Math.max(0, Math.ceil((d.resetAt - now) / 1000))}`;
     return h;
   };

@@ -33,6 +33,22 @@ describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
       assert.equal(chooseVariant(resource, header).etag, expected);
     });
   }
+  it('answers each value for itself when a run of one value gives way to another (the last is kept)', () => {
+    const choose = createVariantChooser();
+    const turns: [string, string][] = [
+      ['br', 'br'],
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      ['gzip', 'gzip'],
+      ['br;q=0', 'identity'],
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+    ];
+    assert.deepEqual(
+      turns.map(([header]) => choose(resource, header).etag),
+      turns.map(([, expected]) => expected),
+    );
+  });
 });
 
 // What the app answers: asked of it in process (helpers/inject.ts); the wire's own part is below
