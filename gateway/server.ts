@@ -117,9 +117,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const finish = (request: NodeRequest, status: number, account: string | null) => {
     request.status = status;
     request.account = account;
-    if (timed) request.ms = performance.now() - request.started;
+    // the clock is read again only for a duration someone reads: metrics, or a line to log
+    const logged = logAll || (logErrors && status >= 400);
+    if (timed && (logged || metrics !== null)) request.ms = performance.now() - request.started;
     metrics?.request(request.row, status, request.ms / 1000);
-    if (logAll || (logErrors && status >= 400)) logger.request(request);
+    if (logged) logger.request(request);
     if (--inFlight === 0 && drained) drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse) => {
