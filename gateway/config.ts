@@ -153,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     maxHeaderBytes: MAX_HEADER_BYTES,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     publicCacheSeconds: integer(env, 'PUBLIC_CACHE_SECONDS', 300, 0, 86_400),
+    // behind a CDN, every request is in its log: a line per answered request is the operator's choice
+    // (docs/operations.md, Configuration; its cost: docs/performance.md, the measurements behind the code)
     accessLog: oneOf(env, 'ACCESS_LOG', ['all', 'errors', 'off'] as const, 'errors'),
     metricsToken: token(env.METRICS_TOKEN),
     smtpUrl,
