@@ -120,7 +120,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     // the clock is read again only for a duration someone reads: metrics, or a line to log
     // (docs/performance.md: the measurements behind the code)
     const logged = logAll || (logErrors && status >= 400);
-    if (timed && (logged || metrics !== null)) request.ms = performance.now() - request.started;
+    if (logged || metrics !== null) request.ms = performance.now() - request.started;
     metrics?.request(request.row, status, request.ms / 1000);
     if (logged) logger.request(request);
     if (--inFlight === 0 && drained) drained();

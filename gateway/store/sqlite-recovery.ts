@@ -29,12 +29,16 @@ interface TokenRow {
   email: string;
 }
 
-/** A key inserted for an account: its id (sqlite.ts prepares it once, for registration and recovery). */
-export type InsertKey = Database.Statement<[accountId: number, digest: Buffer, now: number], number>;
+/** What registration and recovery both ask of the file, prepared once by sqlite.ts. */
+export interface SharedStatements {
+  /** An address's account id. */
+  accountOf: Database.Statement<[email: string], number>;
+  /** A key inserted for an account: its id. */
+  insertKey: Database.Statement<[accountId: number, digest: Buffer, now: number], number>;
+}
 
 /** The statements, as two transactions; `issue` answers the new key's id and the revoked keys' ids. */
-export function sqliteRecovery(db: Database.Database, insertKey: InsertKey) {
-  const accountOf = db.prepare<[string], number>('SELECT id FROM accounts WHERE email = ?').pluck();
+export function sqliteRecovery(db: Database.Database, { accountOf, insertKey }: SharedStatements) {
   const supersede = db.prepare<[number, number]>(
     'UPDATE recovery_tokens SET superseded_at = ? WHERE account_id = ? AND used_at IS NULL AND superseded_at IS NULL',
   );

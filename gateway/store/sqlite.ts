@@ -9,7 +9,7 @@ import { digestBytes, hashKey } from '../keys.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
 import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
-import { type InsertKey, sqliteRecovery } from './sqlite-recovery.ts';
+import { type SharedStatements, sqliteRecovery } from './sqlite-recovery.ts';
 import { accountQueries, openDatabase } from './sqlite-schema.ts';
 import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
 import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
@@ -44,7 +44,9 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     `SELECT a.id, a.email, k.id AS keyId FROM api_keys k JOIN accounts a ON a.id = k.account_id
      WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
   );
-  const accountOf = db.prepare<[string], number>('SELECT id FROM accounts WHERE email = ?').pluck();
+  const accountOf: SharedStatements['accountOf'] = db
+    .prepare<[string], number>('SELECT id FROM accounts WHERE email = ?')
+    .pluck();
   const createAccount = db
     .prepare<[string, number], number>('INSERT INTO accounts (email, created_at) VALUES (?, ?) RETURNING id')
     .pluck();
@@ -56,7 +58,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const liveCount = db
     .prepare<[number], number>('SELECT COUNT(*) FROM api_keys WHERE account_id = ? AND revoked_at IS NULL')
     .pluck();
-  const insertKey: InsertKey = db
+  const insertKey: SharedStatements['insertKey'] = db
     .prepare<[number, Buffer, number], number>(
       'INSERT INTO api_keys (account_id, key_hash, created_at) VALUES (?, ?, ?) RETURNING id',
     )
@@ -222,7 +224,7 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
   watchWrites.unref();
 
   const queries = accountQueries(db);
-  const tokens = sqliteRecovery(db, insertKey);
+  const tokens = sqliteRecovery(db, { accountOf, insertKey });
   return {
     kind: 'sqlite',
     cachedAccount: (key) => verified.get(key),

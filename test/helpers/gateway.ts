@@ -99,6 +99,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/**
+ * Test gateways log every request (the default logs errors only): tests read served requests in the
+ * log, and the scan for keys in every log reads request lines too.
+ */
+const TEST_LOG = { ACCESS_LOG: 'all' };
+
 /** The configuration of a test gateway: port 0 on loopback, a fresh STATE_DIR, the real site. */
 export function testConfig(env: Record<string, string> = {}) {
   return loadConfig({
@@ -107,8 +113,7 @@ export function testConfig(env: Record<string, string> = {}) {
     STATE_DIR: env.STATE_DIR ?? tempDir('state'),
     SITE_DIR: env.SITE_DIR ?? realSiteDir(),
     SHUTDOWN_GRACE_MS: '2000',
-    // every request's line, so the scan for keys in the logs reads request lines too
-    ACCESS_LOG: 'all',
+    ...TEST_LOG,
     ...env,
   });
 }
@@ -240,8 +245,7 @@ export async function spawnGateway(
 ): Promise<ChildGateway> {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    // every request's line, as testConfig: tests read served requests in it, and the key scan reads it
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ACCESS_LOG: 'all', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...TEST_LOG, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
