@@ -43,6 +43,9 @@ export async function startTestApp(
     mailRetryDelaysMs,
     store,
   });
+  // no socket: its own origin is the one inject's requests name (Host: localhost), for recovery
+  // links when PUBLIC_URL is not set
+  parts.listeningAt('http://localhost');
   return Object.assign(parts, { clock, stateDir: config.stateDir, siteDir: config.siteDir, logs });
 }
 
@@ -51,8 +54,12 @@ export interface InjectRequest {
   method?: string;
   /** The request target as a client sends it: path and query. */
   url: string;
-  /** Names in lower case, as node:http gives them to the app; Host is localhost unless named. */
-  headers?: Record<string, string | string[]>;
+  /**
+   * Names in lower case, each once, as node:http gives them to the app (a header a client sends
+   * twice reaches the app joined with ", ", or only the first for Host and the like, never as a
+   * list); Host is localhost unless named.
+   */
+  headers?: Record<string, string>;
   body?: string | Buffer;
   /** The peer's address; 127.0.0.1 unless named (another address plays another machine). */
   remoteAddress?: string;
