@@ -23,6 +23,9 @@ export const ENTRIES = {
   backup: 'scripts/backup.ts',
   accounts: 'scripts/accounts.ts',
   rollback: 'scripts/rollback.ts',
+  sync: 'scripts/sync.ts',
+  grade: 'scripts/grade.ts',
+  'client-pack': 'scripts/client-pack.ts',
 };
 const SOURCES = ['gateway', 'build', 'scripts'];
 

@@ -2,6 +2,8 @@
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
 import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
+import type { RecordBody } from './changelog/diff.ts';
+import { summaryOf } from './client/summary.ts';
 import { yearsOf } from './crop-years.ts';
 import { buildOpenApi } from './openapi.ts';
 import {
@@ -12,20 +14,10 @@ import {
   grainYearKey,
   ROUTES,
   SCHEMA_VERSION,
+  snapshotKey,
 } from './site-format.ts';
-import type { GrainRecord, GrainSummary, SourceEntry } from './types.ts';
+import type { SourceEntry } from './types.ts';
 import type { Dataset } from './validate.ts';
-
-export const summaryOf = (g: GrainRecord): GrainSummary => ({
-  grain_id: g.grain_id,
-  grain_name: g.grain_name,
-  kind: g.kind,
-  region: g.region,
-  use_class: g.use_class,
-  effective_crop_year: g.effective_crop_year,
-  coverage_status: g.coverage_status,
-  grades: g.grades,
-});
 
 /** docs/contract.md: effective_date descending, then created_at descending, then id ascending. */
 type Ordered = Pick<SourceEntry, 'effective_date' | 'created_at' | 'id'>;
@@ -36,23 +28,59 @@ export const changelogOrder = (a: Ordered, b: Ordered) =>
 
 const json = (v: unknown) => JSON.stringify(v);
 
+/**
+ * A past year's record as it stood, with the crop_years it had then: the class's years up to its own
+ * (docs/contract.md, Crop years). Kept in place after effective_crop_year, where every record has it.
+ */
+function asOfYear(record: RecordBody, years: string[]): RecordBody {
+  const year = record.effective_crop_year as string;
+  const own = years.filter((y) => y <= year);
+  return Object.fromEntries(
+    Object.entries(record).flatMap(([k, v]): [string, unknown][] =>
+      k === 'crop_years'
+        ? []
+        : k === 'effective_crop_year'
+          ? [
+              [k, v],
+              ['crop_years', own],
+            ]
+          : [[k, v]],
+    ),
+  ) as RecordBody;
+}
+
 export function compileBodies(ds: Dataset): Map<string, string> {
   const bodies = new Map<string, string>();
   bodies.set(
     GRAIN_LIST_KEY,
     json({ schema_version: SCHEMA_VERSION, count: ds.grains.length, grains: ds.grains.map(summaryOf) }),
   );
+  // The snapshot's records are these very bodies, in the list's order: a sync writes each back byte
+  // for byte (docs/sync.md). Crop year → the record bodies of the classes published for it.
+  const current: string[] = [];
+  const ofYear = new Map<string, string[]>();
   for (const g of ds.grains) {
     const body = json(publishedRecord(g));
     bodies.set(grainKey(g.grain_id), body);
+    current.push(body);
     // Each crop year the class was published for: its past years' last records, and this one's.
-    for (const year of yearsOf(g.grain_id, g.effective_crop_year, ds.past)) {
+    const years = yearsOf(g.grain_id, g.effective_crop_year, ds.past);
+    for (const year of years) {
       const past = year === g.effective_crop_year ? undefined : ds.past?.get(g.grain_id)?.get(year);
-      bodies.set(grainYearKey(g.grain_id, year), past ? json(past) : body);
+      const yearBody = past ? json(asOfYear(past, years)) : body;
+      bodies.set(grainYearKey(g.grain_id, year), yearBody);
+      ofYear.set(year, [...(ofYear.get(year) ?? []), yearBody]);
     }
   }
 
   const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
+  const whole = sorted.map(json).join(',');
+  const snapshot = (year: string | null, records: string[]) =>
+    `{"schema_version":"${SCHEMA_VERSION}","crop_year":${json(year)},"count":${records.length},` +
+    `"grains":[${records.join(',')}],"changelog":[${whole}]}`;
+  bodies.set(snapshotKey(null), snapshot(null, current));
+  for (const [year, records] of ofYear) bodies.set(snapshotKey(year), snapshot(year, records));
+
   const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];
   for (const filter of filters) {
     const entries = filter ? sorted.filter((e) => e.grain_ids_affected.includes(filter)) : sorted;

@@ -18,12 +18,14 @@ import {
 const PAGES = new Set(PAGE_ROUTES.map((name) => ROUTES[name].path));
 const TEMPLATES = PAGE_TEMPLATES.registered.slice(0, PAGE_TEMPLATES.registered.lastIndexOf('/') + 1);
 
-/** What a route's body is: JSON but the front door's pages and assets. */
+/** What a route's body is: JSON but the front door's pages, their assets and the client package. */
 function kindOf(route: string): BodyKind {
   if (PAGES.has(route) || route.startsWith(TEMPLATES)) return 'html';
   const ext = route.slice(route.lastIndexOf('.') + 1);
-  return ext === 'css' || ext === 'js' || ext === 'svg' ? ext : 'json';
+  return ext === 'css' || ext === 'js' || ext === 'svg' || ext === 'tgz' ? ext : 'json';
 }
+/** Kinds already compressed: a content-coding would only cost the build time. */
+const COMPRESSED: ReadonlySet<BodyKind> = new Set(['tgz']);
 
 export interface EmittedSite {
   manifest: Manifest;
@@ -85,13 +87,14 @@ export interface EmitOptions {
   encodings?: EncodingCache;
 }
 
-export function emitSite(bodies: Map<string, string>, meta: EmitOptions): EmittedSite {
+export function emitSite(bodies: Map<string, string | Buffer>, meta: EmitOptions): EmittedSite {
   const quality = meta.brotliQuality ?? (() => 11);
   const files = new Map<string, Buffer>();
   const entries = new Map<string, BodyEntry>();
   const routes: Record<string, string> = {};
   for (const key of [...bodies.keys()].sort()) {
-    const body = Buffer.from(bodies.get(key)!, 'utf8');
+    const given = bodies.get(key)!;
+    const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
     const hash = sha(body).slice(0, 32);
     routes[key] = hash;
     if (entries.has(hash)) continue;
@@ -101,7 +104,7 @@ export function emitSite(bodies: Map<string, string>, meta: EmitOptions): Emitte
       identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: `"${hash}"` },
     };
     files.set(entry.identity.file, body);
-    for (const enc of ENCODINGS) {
+    for (const enc of COMPRESSED.has(kind) ? [] : ENCODINGS) {
       const bytes = encodeOnce(meta.encodings, enc, body, hash, quality(key));
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
       const variant = {

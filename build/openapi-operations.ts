@@ -43,6 +43,14 @@ export function operations(ids: string[], liveKeyCap: number) {
     description,
     schema: { type: 'string', examples: ids },
   });
+  /** `?crop_year=` (docs/contract.md, Crop years). */
+  const cropYearParameter = (description: string) => ({
+    name: CROP_YEAR_PARAM,
+    in: 'query',
+    required: false,
+    description: `${description}; written 2025/26 (the slash may be sent as %2F)`,
+    schema: { type: 'string', pattern: '^\\d{4}/\\d{2}$', examples: ['2025/26'] },
+  });
   const ops: Partial<Record<RouteName, OperationText & Record<string, unknown>>> = {
     register: {
       operationId: 'register',
@@ -146,15 +154,7 @@ export function operations(ids: string[], liveKeyCap: number) {
       ...dataOperation('GrainRecord', {
         parameters: [
           grainIdParameter('path', 'matched case-insensitively'),
-          {
-            name: CROP_YEAR_PARAM,
-            in: 'query',
-            required: false,
-            description:
-              'a crop year the class was published for, as 2025/26 (the slash may be sent as %2F); ' +
-              'without it, the current record',
-            schema: { type: 'string', pattern: '^\\d{4}/\\d{2}$', examples: ['2025/26'] },
-          },
+          cropYearParameter('a crop year the class was published for (its crop_years); without it, the current record'),
           ...conditionals,
         ],
         responses: {
@@ -164,6 +164,26 @@ export function operations(ids: string[], liveKeyCap: number) {
             `unknown grain id (see GET ${ROUTES.grains.path}), or a crop year the class was never published ` +
               'for (unknown_crop_year)',
           ),
+        },
+      }),
+    },
+    snapshot: {
+      operationId: 'getSnapshot',
+      tag: 'data',
+      summary: 'Every record and the whole changelog, in one body',
+      description:
+        'What a sync needs in one request: every record, each exactly as GET /api/grains/{grain_id} serves it, ' +
+        'in the list order, and every changelog entry, newest first. With crop_year, the records as they stood ' +
+        'at the end of that crop year, of the classes published for it. Revalidate it with If-None-Match: a ' +
+        '304 costs no quota.',
+      ...dataOperation('Snapshot', {
+        parameters: [
+          cropYearParameter('a crop year some class was published for; without it, the current tables'),
+          ...conditionals,
+        ],
+        responses: {
+          '400': jsonBody('Error', `crop_year is not a crop year like 2025/26 (bad_crop_year), or ${keyInUrl}`),
+          '404': jsonBody('Error', 'a crop year no class was published for (unknown_crop_year)'),
         },
       }),
     },

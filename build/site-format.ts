@@ -56,6 +56,8 @@ export const BODY_TYPES = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
+  /** The client package (docs/sync.md): a gzipped tar, as npm installs it. */
+  tgz: 'application/gzip',
 } as const;
 export type BodyKind = keyof typeof BODY_TYPES;
 
@@ -154,6 +156,8 @@ export const ROUTES = {
   grain: row('/api/grains/{grain_id}', GET, 'key', 'data', 'GrainRecord'),
   grains: row('/api/grains', GET, 'key', 'data', 'GrainList'),
   changelog: row('/api/changelog', GET, 'key', 'data', 'Changelog'),
+  /** Every record and the whole changelog in one body: a sync in one request (docs/sync.md). */
+  snapshot: row('/api/snapshot', GET, 'key', 'data', 'Snapshot'),
   register: row('/api/register', ['POST'], 'open', 'register', 'Registration'),
   revokeKey: row('/api/keys/current', ['DELETE'], 'key', 'revoke', null, true),
   /** Lost keys: a mail with a single-use link (docs/contract.md, Getting a key back). */
@@ -180,6 +184,8 @@ export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
+/** The client package's tarball, served with no key (docs/sync.md, The client package). */
+export const CLIENT_TARBALL = fileIn('client', 'grain-tables-client.tgz');
 
 type Matcher = { name: RouteName; kind: 'exact' | 'param' | 'folder'; prefix: string };
 const MATCHERS: Matcher[] = ROUTE_NAMES.map((name) => {
@@ -255,6 +261,14 @@ export const CROP_YEAR_PARAM = 'crop_year';
 export const grainYearKey = (grainId: string, cropYear: string) =>
   `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
+/** A crop year's key (a record's or the snapshot's) → the key without the year, and the year; null for others. */
+export function yearOfKey(key: string): { base: string; year: string } | null {
+  const at = key.indexOf(`?${CROP_YEAR_PARAM}=`);
+  return at < 0 ? null : { base: key.slice(0, at), year: key.slice(at + CROP_YEAR_PARAM.length + 2) };
+}
+/** The snapshot of the current tables (null), or of the records as they stood in a crop year. */
+export const snapshotKey = (cropYear: string | null) =>
+  cropYear === null ? ROUTES.snapshot.path : `${ROUTES.snapshot.path}?${CROP_YEAR_PARAM}=${cropYear}`;
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a

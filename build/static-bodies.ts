@@ -1,5 +1,6 @@
 // The bodies that come from files rather than the dataset: the pages' stylesheet, scripts and
-// icon as written, and the code that runs at the user's bundled by esbuild (bundle.ts). Each is
+// icon as written, the code that runs at the user's bundled by esbuild (bundle.ts), and the client
+// package's tarball (client/package/pack.ts). Each is
 // served under its plain name and under a content-addressed one (site-format.ts); the pages link
 // the content-addressed names (linkContentAddressed). Not pure: it reads the files; deterministic
 // all the same (the same sources give the same bytes).
@@ -7,24 +8,26 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleClient } from './bundle.ts';
+import { clientTarball } from './client/package/pack.ts';
 import { root } from './project-root.mjs';
-import { CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
+import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
 
 const asset = (name: string) => readFileSync(join(root, 'build/pages/assets', name), 'utf8');
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** Plain name → content-addressed name, for every file the pages may link. */
 export type AddressBook = Map<string, string>;
 
-export function staticBodies(): { bodies: Map<string, string>; addresses: AddressBook } {
-  const files = new Map<string, string>([
+export function staticBodies(): { bodies: Map<string, string | Buffer>; addresses: AddressBook } {
+  const files = new Map<string, string | Buffer>([
     ...['site.css', 'page.js', 'grade-page.js', 'icon.svg'].map((name): [string, string] => [
       fileIn('assets', name),
       asset(name),
     ]),
     ...bundleClient(),
+    [CLIENT_TARBALL, clientTarball()],
   ]);
-  const bodies = new Map<string, string>();
+  const bodies = new Map<string, string | Buffer>();
   const addresses: AddressBook = new Map();
   for (const [route, text] of files) {
     const addressed = contentAddressed(route, sha256(text));

@@ -2,6 +2,7 @@
 // and the editors' file format from its schema (schema/source.ts): each shape is written once, as
 // a schema, and json-schema-to-ts computes the type from it at compile time (no code at run time).
 import type { FromSchema } from 'json-schema-to-ts';
+import type { GradeAnswerFields } from './schema/grade-result.ts';
 import type { responseSchemas } from './schema/responses.ts';
 import type { changelogFileSchema, grainFileSchema } from './schema/source.ts';
 
@@ -22,6 +23,13 @@ export type GrainList = Response<'GrainList'>;
 export type GrainRecordBody = Response<'GrainRecord'>;
 export type Changelog = Response<'Changelog'>;
 export type Change = Response<'ChangelogChange'>;
+/** Every record and the whole changelog in one body (GET /api/snapshot). */
+export type Snapshot = Response<'Snapshot'>;
+/** An error's body: a sentence, the status and a stable code. */
+export type ErrorBody = Response<'Error'>;
+
+/** The grader's answer (build/client/grade.ts). */
+export type GradeResult = FromSchema<typeof GradeAnswerFields>;
 
 /** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */
 export type SourceGrain = FromSchema<typeof grainFileSchema>;

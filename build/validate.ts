@@ -2,7 +2,7 @@
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
-import { type PastYears, recordYearProblem } from './crop-years.ts';
+import { type PastYears, recordYearProblem, yearsOf } from './crop-years.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
@@ -204,6 +204,8 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     region: (src.region ?? null) as GrainRecord['region'],
     use_class: (src.use_class ?? null) as GrainRecord['use_class'],
     effective_crop_year: src.effective_crop_year,
+    // its own year until the dataset's past years are known (validateDataset)
+    crop_years: [src.effective_crop_year],
     coverage_status: (src.coverage_status ?? 'complete') as GrainRecord['coverage_status'],
     grades,
     variety_tracks: src.variety_tracks ?? null,
@@ -268,6 +270,7 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
       if (record.grain_id !== expected)
         at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
       if (recordYearProblem(record)) at(file, ['effective_crop_year'], recordYearProblem(record)!);
+      record.crop_years = yearsOf(record.grain_id, record.effective_crop_year, ds.coverage?.past);
       grains.push(record);
     }
   }

@@ -205,6 +205,23 @@ export const CODES = Object.fromEntries(
   }),
 ) as { readonly [K in ErrorName]: string };
 
+/**
+ * The 404 for a crop year not published, naming the years there are (docs/contract.md, Crop years):
+ * a class's (`grainId`), or any class's for the snapshot (null). Made once per build (site.ts).
+ */
+export function unknownCropYearOf(grainId: string | null, years: readonly string[]): HttpError {
+  const e = new HttpError(
+    404,
+    grainId
+      ? `${grainId} was not published for that crop year; it was for ${years.join(', ')}. ` +
+          `Each summary's crop_years (GET ${ROUTES.grains.path}) lists a class's years.`
+      : `No grain class was published for that crop year; the service has ${years.join(', ')}. ` +
+          `Each summary's crop_years (GET ${ROUTES.grains.path}) lists a class's years.`,
+  );
+  e.code = ERRORS.unknownCropYear.code;
+  return e;
+}
+
 /** The sentences by name (tests and docs quote them). */
 export const MESSAGES = Object.fromEntries(Object.entries(ERRORS).map(([name, e]) => [name, e.message])) as {
   readonly [K in ErrorName]: string;

@@ -15,6 +15,8 @@ import {
   type RouteName,
   type RouteRow,
   routeOf,
+  snapshotKey,
+  yearOfKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource } from './resource.ts';
@@ -112,10 +114,12 @@ export function exactRoutes(
   for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
   // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
   for (const key of routes.keys()) {
-    if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
-    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, 'grain'));
+    if (!yearOfKey(key)) continue;
+    const row = routeOf(key)!;
+    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, row));
   }
   table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
+  table.set(snapshotKey(null), data(snapshotKey(null), 'snapshot'));
   const changelogRoute = changelog('', grainIds);
   table.set(
     ROUTES.changelog.path,
@@ -143,14 +147,18 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
     const raw = decodePath(paramOf('grain', path));
     const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
     if (!id) return { handler: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
-    return query ? grainOfYear(id, query, site) : { handler: 'data', key: grainKey(id) };
+    return ofYear(query, site, grainKey(id), (year) => grainYearKey(id, year), id);
   },
+  snapshot: (_path, query, site) => ofYear(query, site, snapshotKey(null), snapshotKey, ''),
 };
 
-/** docs/contract.md, Crop years: `?crop_year=2025/26`, the record as it stood in that crop year. */
-function grainOfYear(id: string, query: string, site: Site): Routed {
+/**
+ * docs/contract.md, Crop years: `?crop_year=2025/26`, the body as it stood in that crop year, else
+ * `current`. `of` names whose years a 404 lists: a grain id, or '' for the snapshot's (site.ts).
+ */
+function ofYear(query: string, site: Site, current: string, keyOf: (year: string) => string, of: string): Routed {
   let year: string | null = null;
-  for (const part of query.split('&')) {
+  for (const part of query ? query.split('&') : []) {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
@@ -160,9 +168,10 @@ function grainOfYear(id: string, query: string, site: Site): Routed {
     if (!isCropYear(value)) return { handler: 'data', error: ERRORS.badCropYear };
     year = value;
   }
-  if (year === null) return { handler: 'data', key: grainKey(id) };
-  const key = grainYearKey(id, year);
-  return site.routes.has(key) ? { handler: 'data', key } : { handler: 'data', error: ERRORS.unknownCropYear };
+  if (year === null) return { handler: 'data', key: current };
+  const key = keyOf(year);
+  if (site.routes.has(key)) return { handler: 'data', key };
+  return { handler: 'data', error: site.unknownCropYear.get(of) ?? ERRORS.unknownCropYear };
 }
 
 /** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */

@@ -10,8 +10,10 @@ import {
   PAGE_TEMPLATES,
   routeOf,
   TEMPLATE_SLOT,
+  yearOfKey,
 } from '../build/site-format.ts';
 import { cacheControlOf, PER_HOST_PAGE_CACHE, type ServePolicy } from './cache-policy.ts';
+import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { Resource, Variant } from './resource.ts';
 import { exactRoutes, type Routed } from './routes.ts';
@@ -27,6 +29,8 @@ export interface Site {
   /** Upper-case id → canonical id, for case-insensitive matching. */
   grainIds: ReadonlyMap<string, string>;
   routes: ReadonlyMap<string, Resource>;
+  /** The 404 for a crop year not published, naming the years: by grain id, and '' for the snapshot's. */
+  unknownCropYear: ReadonlyMap<string, HttpError>;
   /** The paths that need no parsing, routed once for this build (routes.ts, exactRoutes). */
   exact: ReadonlyMap<string, Routed>;
   /**
@@ -125,9 +129,23 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     datasetVersion: manifest.dataset_version,
     datasetUpdatedAt: Number.isFinite(updatedAt) ? updatedAt : null,
     grainIds,
+    unknownCropYear: unknownCropYears(manifest),
     routes,
     exact: exactRoutes(grainIds, routes),
     templates,
     pages,
   };
+}
+
+/** Each crop year's 404, made once: the years each class, and the snapshot, was published for. */
+function unknownCropYears(manifest: Manifest): Map<string, HttpError> {
+  const years = new Map<string, Set<string>>([['', new Set()]]);
+  for (const key of Object.keys(manifest.routes)) {
+    const y = yearOfKey(key);
+    if (!y || routeOf(key) !== 'grain') continue;
+    const id = y.base.slice(y.base.lastIndexOf('/') + 1);
+    years.set(id, (years.get(id) ?? new Set()).add(y.year));
+    years.get('')!.add(y.year);
+  }
+  return new Map([...years].map(([id, set]) => [id, unknownCropYearOf(id || null, [...set].sort())]));
 }

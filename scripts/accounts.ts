@@ -6,12 +6,12 @@
 // Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
 import { redisAccountQueries } from '../gateway/store/redis-account-queries.ts';
 import { openRedisClient } from '../gateway/store/redis-client.ts';
 import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite-schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
-import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run accounts --',

@@ -2,9 +2,9 @@
 // taken while the gateway serves; refuses a file that exists. Restoring it: docs/operations.md,
 // "Backups". With REDIS_URL the keys are in Redis, whose own files are what to back up.
 import { resolve } from 'node:path';
+import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { configOrExit } from '../gateway/startup.ts';
 import { BackupError, backupStore } from '../gateway/store/backup.ts';
-import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run backup --',

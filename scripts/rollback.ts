@@ -2,9 +2,9 @@
 // at one of them (docs/operations.md, "Rolling back"). A running gateway swaps it in, as it does a
 // new build; clients see the earlier records and changelog, and npm run sync brings them.
 import { resolve } from 'node:path';
+import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { keptBuilds, rollBack } from '../build/publish.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
-import { readArgs, usageExit } from './cli.ts';
 
 const spec = {
   command: 'npm run rollback --',

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { readLiveBuild, unloggedAgainstLive } from '../build/changelog/live.ts';
+import { gradeCommand } from '../build/client/cli/grade-command.ts';
 import { syncMirror } from '../build/client/sync.ts';
 import { cropYearOf } from '../build/crop-years.ts';
 import { authorityRecord, compareRecords } from '../build/import/check.ts';
@@ -16,7 +17,6 @@ import { readPage } from '../build/import/read-page.ts';
 import { loadDataset } from '../build/load.ts';
 import { publishSite } from '../build/publish.ts';
 import { validateGrainFile } from '../build/validate.ts';
-import { gradeCommand } from '../scripts/grade.ts';
 import { buildSite } from './helpers/build.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -237,9 +237,7 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
       const out: string[] = [];
       const err: string[] = [];
       const code = gradeCommand([...args, 'CWRS', '-'], {
-        readSample: () => sample,
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
+        io: { readSample: () => sample, out: (l) => out.push(l), err: (l) => err.push(l) },
       });
       assert.equal(code, 0, err.join('\n'));
       return JSON.parse(out[0]!).grade as string;

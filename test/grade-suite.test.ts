@@ -12,11 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { gradeCommand } from '../build/client/cli/grade-command.ts';
 import type { grade as gradeFn } from '../build/client/grade.ts';
 import { suiteGaps } from '../build/client/grade-suite/coverage.ts';
 import type { SuiteGroup } from '../build/client/grade-suite/index.ts';
 import type { GrainRecord } from '../build/types.ts';
-import { gradeCommand } from '../scripts/grade.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { fallthroughSamples } from './helpers/fallthroughs.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -110,7 +110,7 @@ describe('the conformance suite, as a port gets it', () => {
         const id = c.grain_id ?? g.grain_id;
         const out: string[] = [];
         const io = { readSample: () => JSON.stringify(c.sample), out: (l: string) => out.push(l), err: () => {} };
-        const code = gradeCommand([id, '-', '--site', t.siteDir], io);
+        const code = gradeCommand([id, '-', '--site', t.siteDir], { io });
         const refused = 'field' in c.expected;
         if (code !== (refused ? 2 : 0)) failed.push(`${id}: ${c.description}: exit ${code}`);
         else if (!refused && differences(c.expected, JSON.parse(out.join('\n'))).length)

@@ -3,8 +3,16 @@
 // the caller passes in (a 304 costs no quota), honours Retry-After on 429 (waits when the wait is
 // short and allowed, else fails saying when to retry), retries idempotent GETs on network errors
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
-import { API_KEY_HEADER, GRAIN_LIST_KEY, grainKey, grainYearKey, JSON_MEDIA_TYPE, ROUTES } from '../site-format.ts';
-import type { Changelog, GrainList, GrainRecordBody } from '../types.ts';
+import {
+  API_KEY_HEADER,
+  GRAIN_LIST_KEY,
+  grainKey,
+  grainYearKey,
+  JSON_MEDIA_TYPE,
+  ROUTES,
+  snapshotKey,
+} from '../site-format.ts';
+import type { Changelog, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
 
 export interface RateLimit {
   limit: number;
@@ -60,7 +68,7 @@ export class ApiError extends Error {
 }
 
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
-export type { Changelog, GrainList };
+export type { Changelog, GrainList, Snapshot };
 export type Record_ = GrainRecordBody;
 
 const int = (v: string | null) => (v === null || !/^\d+$/.test(v) ? null : Number(v));
@@ -75,7 +83,20 @@ function rateLimitOf(h: Headers): RateLimit | null {
   return limit === null || remaining === null || reset === null ? null : { limit, remaining, used, reset };
 }
 
-export function createClient(opts: ClientOptions) {
+/** The service's data endpoints, each answer with its text, ETag and rate-limit headers. */
+export interface Client {
+  listGrains(): Promise<Fetched<GrainList>>;
+  /** The record now, or as it stood in a crop year (`2025/26`; docs/contract.md, Crop years). */
+  getGrain(id: string, q?: { cropYear?: string }): Promise<Fetched<GrainRecordBody>>;
+  /**
+   * Every record and the whole changelog in one body (docs/sync.md); `cropYear`: the records as they
+   * stood in that crop year, of the classes published for it.
+   */
+  snapshot(q?: { cropYear?: string }): Promise<Fetched<Snapshot>>;
+  changelog(q?: { grain_id?: string; limit?: number }): Promise<Fetched<Changelog>>;
+}
+
+export function createClient(opts: ClientOptions): Client {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -143,14 +164,14 @@ export function createClient(opts: ClientOptions) {
 
   return {
     listGrains: () => get<GrainList>(GRAIN_LIST_KEY),
-    /** The record now, or as it stood in a crop year (`2025/26`; docs/contract.md, Crop years). */
-    getGrain: (id: string, q: { cropYear?: string } = {}) =>
+    getGrain: (id, q = {}) =>
       get<Record_>(
         q.cropYear === undefined
           ? grainKey(encodeURIComponent(id))
           : grainYearKey(encodeURIComponent(id), encodeURIComponent(q.cropYear)),
       ),
-    changelog: (q: { grain_id?: string; limit?: number } = {}) => {
+    snapshot: (q = {}) => get<Snapshot>(snapshotKey(q.cropYear === undefined ? null : encodeURIComponent(q.cropYear))),
+    changelog: (q = {}) => {
       const params = new URLSearchParams();
       if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);
       if (q.limit !== undefined) params.set('limit', String(q.limit));
@@ -159,7 +180,6 @@ export function createClient(opts: ClientOptions) {
     },
   };
 }
-export type Client = ReturnType<typeof createClient>;
 
 async function errorOf(res: Response): Promise<{ message: string; code: string | null }> {
   try {

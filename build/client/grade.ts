@@ -6,9 +6,7 @@
 // - failing the lowest grade gives the factor's fall-through outcomes, every one that applies;
 // - `grade` is a grade name or null, never a sentence: where the page states no outcome, `grade`
 //   is null and `reason` says why. The answer's shape: build/schema/grade-result.ts.
-import type { FromSchema } from 'json-schema-to-ts';
-import type { GradeAnswerFields } from '../schema/grade-result.ts';
-import type { FallthroughOutcome } from '../types.ts';
+import type { FallthroughOutcome, GradeResult } from '../types.ts';
 import { type Check, type Context, check, type Missing, measured } from './check.ts';
 import { checkSample, type GradeError, type Rec, type Sample } from './sample.ts';
 
@@ -17,7 +15,7 @@ export { explain } from './explain.ts';
 export type { GradeError, Rec, Sample } from './sample.ts';
 export { parseSample } from './sample-json.ts';
 
-export type GradeResult = FromSchema<typeof GradeAnswerFields>;
+export type { GradeResult };
 export type Limiting = GradeResult['limiting'][number];
 export type Outcome = GradeResult['outcomes'][number];
 type Needed = GradeResult['judgments_needed'][number];

@@ -1,6 +1,7 @@
 // The API reference's example answers (GET /docs), taken from this build's own data.
 import { publishedEntry } from '../changelog/coverage.ts';
-import { changelogOrder, summaryOf } from '../compile.ts';
+import { summaryOf } from '../client/summary.ts';
+import { changelogOrder } from '../compile.ts';
 import {
   API_KEY_HEADER,
   changelogKey,

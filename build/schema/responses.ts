@@ -44,6 +44,12 @@ const summaryFields = {
   region: regionEnum,
   use_class: useClassEnum,
   effective_crop_year: cropYear,
+  crop_years: {
+    type: 'array',
+    items: cropYear,
+    minItems: 1,
+    description: 'every crop year ?crop_year= answers for this class, oldest first, ending with effective_crop_year',
+  },
   coverage_status: coverageEnum,
   grades: { type: 'array', items: str, minItems: 1 },
 } as const;
@@ -213,6 +219,19 @@ const Changelog = exact({
   entries: { type: 'array', items: ChangelogEntry, maxItems: 100 },
 });
 
+/** Every record and the whole changelog in one body, for a sync (docs/contract.md, The snapshot). */
+const Snapshot = exact({
+  schema_version: schemaVersion,
+  crop_year: {
+    ...cropYear,
+    type: ['string', 'null'],
+    description: 'the crop year asked for; null for the current tables, whose classes stand at different crop years',
+  },
+  count: { type: 'integer', minimum: 0 },
+  grains: { type: 'array', items: GrainRecord, description: 'each record as GET /api/grains/{grain_id} serves it' },
+  changelog: { type: 'array', items: ChangelogEntry, description: 'every entry, newest first' },
+});
+
 /** The named schemas, in the order the OpenAPI document lists them. */
 export const responseSchemas = {
   Threshold,
@@ -235,6 +254,7 @@ export const responseSchemas = {
   ChangelogChange,
   ChangelogEntry,
   Changelog,
+  Snapshot,
   Registration,
   RegistrationRequest,
   RecoveryAccepted,

@@ -34,3 +34,16 @@ export function usageExit(spec: Pick<CliSpec<Options>, 'command' | 'usage'>, mes
   console.error(`${message}\nusage: ${spec.command} ${spec.usage} (--help for more)`);
   process.exit(2);
 }
+
+/** Runs a command to its exit code; what it did not expect is one line on stderr and exit 1, no stack. */
+export function runCli(name: string, command: () => Promise<number> | number): void {
+  Promise.resolve()
+    .then(command)
+    .then(
+      (code) => process.exit(code),
+      (err) => {
+        console.error(`${name}: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+}

@@ -1,0 +1,102 @@
+// The client package grain-tables-client (docs/sync.md, The client package), packed as npm packs:
+// the code of build/client/ bundled by esbuild (one module an entry, shared code in chunks, no
+// dependency), the declarations committed in types/ (declarations.ts), this folder's README and the
+// project's licence, every file under package/ in a gzipped tar. Every build carries it
+// (static-bodies.ts) and `npm run client:pack` writes it to dist/. Deterministic: the same sources
+// give the same bytes.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { buildSync } from 'esbuild';
+import { root } from '../../project-root.mjs';
+import { type TarFile, tarGz } from '../../tar.ts';
+import { DECLARED_ENTRIES, TYPES_DIR } from './layout.ts';
+import { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
+
+export const CLIENT_PACKAGE = 'grain-tables-client';
+const HERE = 'build/client/package';
+/** Bundle name → entry; `dist/<name>.js` in the package. */
+const BUNDLES = {
+  index: `${HERE}/entry-client.ts`,
+  grade: `${HERE}/entry-grade.ts`,
+  sync: `${HERE}/entry-sync.ts`,
+  cli: `${HERE}/entry-bin.ts`,
+};
+const EXPORTS: Record<keyof typeof DECLARED_ENTRIES, keyof typeof BUNDLES> = {
+  '.': 'index',
+  './grade': 'grade',
+  './sync': 'sync',
+};
+const declarationOf = (entry: string) => `./types/${relative('build', entry).replace(/\.ts$/, '.d.ts')}`;
+
+function manifest() {
+  const exports = Object.fromEntries(
+    Object.entries(EXPORTS).map(([path, bundle]) => [
+      path,
+      { types: declarationOf(DECLARED_ENTRIES[path as keyof typeof DECLARED_ENTRIES]), default: `./dist/${bundle}.js` },
+    ]),
+  );
+  return {
+    name: CLIENT_PACKAGE,
+    version: CLIENT_VERSION,
+    description:
+      'Typed client, reference grader and one-request sync for the grain grading tables service ' +
+      `(schema_version ${SCHEMA_VERSION})`,
+    keywords: ['grain', 'grading', 'canadian-grain-commission', 'api-client'],
+    license: 'MIT',
+    type: 'module',
+    engines: { node: '>=20.19' },
+    exports: { ...exports, './package.json': './package.json' },
+    bin: { 'grain-tables': 'dist/cli.js' },
+    files: ['dist', 'types'],
+    sideEffects: false,
+    grainTables: { schemaVersion: SCHEMA_VERSION },
+  };
+}
+
+function bundles(): TarFile[] {
+  const out = buildSync({
+    absWorkingDir: root,
+    entryPoints: BUNDLES,
+    outdir: join(root, 'dist/client-package'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'neutral',
+    external: ['node:*'],
+    target: 'es2022',
+    write: false,
+    legalComments: 'none',
+    charset: 'utf8',
+    chunkNames: 'chunks/[name]-[hash]',
+    banner: { js: `// ${CLIENT_PACKAGE} ${CLIENT_VERSION}: generated from the service's build/client/ (MIT).` },
+  });
+  return out.outputFiles.map((f) => {
+    const path = relative(join(root, 'dist/client-package'), f.path);
+    return { path: `dist/${path}`, bytes: Buffer.from(f.contents), mode: path === 'cli.js' ? 0o755 : 0o644 };
+  });
+}
+
+function declarations(): TarFile[] {
+  const dir = join(root, TYPES_DIR);
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => {
+      const file = join(d.parentPath, d.name);
+      return { path: `types/${relative(dir, file)}`, bytes: readFileSync(file) };
+    });
+}
+
+/** The package's files, by their path inside it. */
+function clientPackageFiles(): TarFile[] {
+  return [
+    { path: 'package.json', bytes: Buffer.from(`${JSON.stringify(manifest(), null, 2)}\n`) },
+    { path: 'README.md', bytes: readFileSync(join(root, HERE, 'README.md')) },
+    { path: 'LICENSE', bytes: readFileSync(join(root, 'LICENSE')) },
+    ...bundles(),
+    ...declarations(),
+  ];
+}
+
+/** The tarball npm installs: every file under package/. */
+export const clientTarball = (): Buffer =>
+  tarGz(clientPackageFiles().map((f) => ({ ...f, path: `package/${f.path}` })));

@@ -1,0 +1,17 @@
+// npm run client:types: writes the client package's declarations (build/client/package/declarations.ts)
+// into build/client/package/types/, replacing what was there. Run it after changing build/client/ or
+// a response schema, and commit the result; the tests fail while they are stale.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { clientDeclarations } from '../build/client/package/declarations.ts';
+import { TYPES_DIR } from '../build/client/package/layout.ts';
+import { root } from '../build/project-root.mjs';
+
+const files = clientDeclarations();
+const dir = join(root, TYPES_DIR);
+rmSync(dir, { recursive: true, force: true });
+for (const [file, text] of files) {
+  mkdirSync(dirname(join(dir, file)), { recursive: true });
+  writeFileSync(join(dir, file), text);
+}
+console.log(`wrote ${files.size} declaration files into ${TYPES_DIR}`);
