@@ -36,6 +36,22 @@ export function yearsOf(grainId: string, current: string | undefined, past: Past
 }
 
 /**
+ * A record's crop_years (docs/contract.md, Crop years): the years its class was published for, and
+ * its own. A record moved to a new year keeps the year its covered record stands at, which the
+ * entry that names the move keeps as a past year (npm run changelog): the field says now what the
+ * build will publish.
+ */
+export function cropYearsOf(
+  record: Pick<GrainRecord, 'grain_id' | 'effective_crop_year'>,
+  coverage: { past: PastYears; records: ReadonlyMap<string, { record: RecordBody | null }> } | null,
+): string[] {
+  const years = yearsOf(record.grain_id, record.effective_crop_year, coverage?.past);
+  const covered = coverage?.records.get(record.grain_id)?.record?.effective_crop_year;
+  if (typeof covered !== 'string' || years.includes(covered) || covered > record.effective_crop_year) return years;
+  return [...years, covered].sort();
+}
+
+/**
  * An entry drafted by npm run changelog (one with `changes`) names records of its own crop year:
  * each class it names was published for that year, and where it is the newest entry naming a class,
  * the class's record is of that year. Entries older than the check (no `changes`) stay as published.
@@ -43,7 +59,6 @@ export function yearsOf(grainId: string, current: string | undefined, past: Past
 export function entryYearProblems(
   entry: SourceEntry,
   current: Map<string, GrainRecord>,
-  past: PastYears | undefined,
   coveredYear: (grainId: string) => string | undefined,
 ): string[] {
   if (!entry.changes) return [];
@@ -51,7 +66,7 @@ export function entryYearProblems(
   for (const id of entry.grain_ids_affected) {
     const record = current.get(id);
     if (!record) continue; // a class the entry removed
-    const years = yearsOf(id, record.effective_crop_year, past);
+    const years = record.crop_years;
     const covered = coveredYear(id);
     if (covered !== undefined && covered !== entry.crop_year) {
       problems.push(`crop_year is ${entry.crop_year} but ${id}'s record it covers is of ${covered}`);

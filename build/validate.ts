@@ -2,7 +2,7 @@
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
-import { type PastYears, recordYearProblem, yearsOf } from './crop-years.ts';
+import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
 import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
@@ -270,7 +270,7 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
       if (record.grain_id !== expected)
         at(file, ['grain_id'], `is "${record.grain_id}" but the file is named ${expected}.yaml`);
       if (recordYearProblem(record)) at(file, ['effective_crop_year'], recordYearProblem(record)!);
-      record.crop_years = yearsOf(record.grain_id, record.effective_crop_year, ds.coverage?.past);
+      record.crop_years = cropYearsOf(record, ds.coverage);
       grains.push(record);
     }
   }

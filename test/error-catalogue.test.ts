@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
-import { ERRORS, type ErrorName } from '../gateway/errors.ts';
+import { ERRORS, type ErrorName, unknownCropYearOf } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { inject, injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
@@ -38,6 +38,8 @@ interface Case {
   key?: 'fresh' | 'spent' | 'unknown';
   /** A form post: the answer is a page saying the sentence (HTML-escaped), not JSON. */
   page?: true;
+  /** The sentence when it is made for the case (the catalogue's error with its own words), else the catalogue's. */
+  message?: string;
   /** The body is {"token": …} with a real recovery token in that state (the recovery gateway). */
   token?: 'used' | 'expired' | 'superseded';
 }
@@ -46,6 +48,7 @@ const DATA_OPS: [op: string, path: string][] = [
   ['GET /api/grains', '/api/grains'],
   ['GET /api/grains/{grain_id}', '/api/grains/CWRS'],
   ['GET /api/changelog', '/api/changelog?limit=2'],
+  ['GET /api/snapshot', '/api/snapshot'],
 ];
 const json = { 'content-type': 'application/json' };
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -93,7 +96,23 @@ const CASES: Case[] = [
   { error: 'unknownGrain', gw: 'main', op: GRAIN, path: '/api/grains/NOPE', key: 'fresh' },
   { error: 'unknownGrain', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?grain_id=NOPE', key: 'fresh' },
   { error: 'badCropYear', gw: 'main', op: GRAIN, path: '/api/grains/CWRS?crop_year=2025/27', key: 'fresh' },
-  { error: 'unknownCropYear', gw: 'main', op: GRAIN, path: '/api/grains/CWRS?crop_year=1999%2F00', key: 'fresh' },
+  {
+    error: 'unknownCropYear',
+    gw: 'main',
+    op: GRAIN,
+    path: '/api/grains/CWRS?crop_year=1999%2F00',
+    key: 'fresh',
+    message: unknownCropYearOf('CWRS', ['2025/26']).message,
+  },
+  {
+    error: 'unknownCropYear',
+    gw: 'main',
+    op: 'GET /api/snapshot',
+    path: '/api/snapshot?crop_year=1999/00',
+    key: 'fresh',
+    message: unknownCropYearOf(null, ['2025/26', '2026/27']).message,
+  },
+  { error: 'badCropYear', gw: 'main', op: 'GET /api/snapshot', path: '/api/snapshot?crop_year=1999', key: 'fresh' },
   { error: 'badLimit', gw: 'main', op: 'GET /api/changelog', path: '/api/changelog?limit=0', key: 'fresh' },
   {
     error: 'repeatedParam',
@@ -386,12 +405,13 @@ describe('error catalogue against the OpenAPI document', () => {
         ? await request(servers[c.gw].url, c.path, asked)
         : await inject(apps[c.gw].app, { url: c.path, ...asked });
       const err = ERRORS[c.error];
+      const message = c.message ?? err.message;
       assert.equal(res.status, err.status, res.text());
       if (c.page) {
         assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-        assert.ok(res.text().includes(escapeHtml(err.message)), 'the page says why');
+        assert.ok(res.text().includes(escapeHtml(message)), 'the page says why');
       } else {
-        assert.deepEqual(res.json(), { error: err.message, status: err.status, code: err.code, schema_version: '1.0' });
+        assert.deepEqual(res.json(), { error: message, status: err.status, code: err.code, schema_version: '1.0' });
       }
       for (const [name, value] of Object.entries(err.headers)) assert.equal(res.headers[name.toLowerCase()], value);
       if (c.op) produced.set(c.op, (produced.get(c.op) ?? new Set()).add(res.status));

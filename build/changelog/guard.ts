@@ -115,7 +115,7 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
     return c?.covered_by === entry ? (c.record?.effective_crop_year as string | undefined) : undefined;
   };
   for (const [i, e] of dataset.changelog.entries()) {
-    for (const problem of entryYearProblems(e, current, coverage.past, (id) => coveredYear(e.id, id))) {
+    for (const problem of entryYearProblems(e, current, (id) => coveredYear(e.id, id))) {
       at(loaded.changelog, ['entries', i, 'crop_year'], `${problem}: an entry's crop year is its records'`);
     }
   }
