@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
+import { ERROR_CODES, escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -289,7 +289,10 @@ describe('error catalogue against the OpenAPI document', () => {
   const isUpstream = (gw: Gw): gw is Upstream => gw === 'upstreamDown' || gw === 'upstreamSlow';
   const appOf = (gw: Gw) => (isUpstream(gw) ? servers[gw].gateway.app : apps[gw].app);
   const origins: StaticOrigin[] = [];
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  let doc: {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
+  };
   const produced = new Map<string, Set<number>>();
   const diskFullKeys: string[] = [];
 
@@ -356,6 +359,14 @@ describe('error catalogue against the OpenAPI document', () => {
       assert.match(e.code, /^[a-z][a-z0-9_]*$/);
       assert.ok(contract.includes(`| \`${e.code}\` | ${e.status} |`), `${e.code} is in docs/contract.md`);
     }
+  });
+
+  it("the document's error code is an enum of exactly the catalogue's codes, in its order", () => {
+    assert.deepEqual(
+      Object.values(ERRORS).map((e) => e.code),
+      [...ERROR_CODES],
+    );
+    assert.deepEqual(doc.components.schemas.Error.properties.code.enum, ERROR_CODES);
   });
 
   for (const c of CASES) {
