@@ -1,6 +1,8 @@
 // The OpenAPI 3.1 document of the whole API, generated from the route table (site-format.ts: the
-// paths, methods, and which need a key) and the same schemas the tests validate bodies against.
-// Statuses and headers follow docs/contract.md; HEAD is declared wherever GET is.
+// paths, methods, and which need a key) and the same schemas the tests validate bodies against,
+// published open to additions (openapi-open.ts). Statuses and headers follow docs/contract.md;
+// HEAD is declared wherever GET is.
+import { openToAdditions } from './openapi-open.ts';
 import { headOf, operations } from './openapi-operations.ts';
 import { componentsOf, responseSchemas } from './schema/responses.ts';
 import {
@@ -61,7 +63,7 @@ export function buildOpenApi(ds: Dataset) {
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } },
-      schemas: componentsOf(responseSchemas),
+      schemas: openToAdditions(componentsOf(responseSchemas)),
     },
     paths: paths(ds.grains.map((g) => g.grain_id)),
   };
