@@ -12,6 +12,7 @@ import {
   ROUTE_NAMES,
   ROUTES,
   SCHEMA_VERSION,
+  SLOTS,
 } from './site-format.ts';
 import type { Dataset } from './validate.ts';
 
@@ -55,7 +56,8 @@ export function buildOpenApi(ds: Dataset) {
       license: { name: 'MIT (the service: code and documentation; not the tables)', identifier: 'MIT' },
       contact: { name: 'The operators of this service' },
     },
-    servers: [{ url: '/', description: 'the origin that serves this document' }],
+    // the gateway fills the slot (gateway/site.ts): PUBLIC_URL, or the origin the document was asked from
+    servers: [{ url: SLOTS.origin, description: 'this service' }],
     tags: [
       { name: 'data', description: `The grading tables and the changelog (${API_KEY_HEADER})` },
       { name: 'keys', description: 'Free self-serve API keys' },

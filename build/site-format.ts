@@ -178,6 +178,8 @@ export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
 /** The pages: HTML, rendered by the build. */
 export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
+/** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
+export const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;

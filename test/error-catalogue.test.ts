@@ -10,7 +10,14 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ERROR_CODES, escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
+import {
+  ERROR_CODES,
+  escapeHtml,
+  RECOVERY_MAILS_PER_HOUR,
+  RECOVERY_TOKEN_MINUTES,
+  ROUTES,
+  readBuild,
+} from '../build/site-format.ts';
 import { ERRORS, type ErrorName } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -299,6 +306,11 @@ describe('error catalogue against the OpenAPI document', () => {
   before(async () => {
     const [down, slow] = [await startStaticOrigin(realSiteDir()), await startStaticOrigin(realSiteDir())];
     origins.push(down, slow);
+    // the OpenAPI document is read when a build is loaded, to fill its servers' origin (gateway/site.ts);
+    // one that could not be read then is served from the origin as built, and can fail there
+    const build = readBuild((path) => readFileSync(join(realSiteDir(), path), 'utf8'));
+    const openapiHash = build.manifest.routes[ROUTES.openapi.path]!;
+    for (const o of [down, slow]) o.refuse = (path) => path.includes(openapiHash);
     const upstream = (o: StaticOrigin) => ({
       UPSTREAM_URL: o.url,
       UPSTREAM_TIMEOUT_MS: '1000', // long enough for the build to load on a busy machine
