@@ -1,6 +1,8 @@
 // The OpenAPI 3.1 document of the whole API, generated from the route table (site-format.ts: the
-// paths, methods, and which need a key) and the same schemas the tests validate bodies against.
-// Statuses and headers follow docs/contract.md; HEAD is declared wherever GET is.
+// paths, methods, and which need a key) and the same schemas the tests validate bodies against,
+// published open to additions (openapi-open.ts). Statuses and headers follow docs/contract.md;
+// HEAD is declared wherever GET is.
+import { openToAdditions } from './openapi-open.ts';
 import { headOf, operations } from './openapi-operations.ts';
 import { componentsOf, responseSchemas } from './schema/responses.ts';
 import {
@@ -10,6 +12,7 @@ import {
   ROUTE_NAMES,
   ROUTES,
   SCHEMA_VERSION,
+  SLOTS,
 } from './site-format.ts';
 import type { Dataset } from './validate.ts';
 
@@ -53,7 +56,8 @@ export function buildOpenApi(ds: Dataset) {
       license: { name: 'MIT (the service: code and documentation; not the tables)', identifier: 'MIT' },
       contact: { name: 'The operators of this service' },
     },
-    servers: [{ url: '/', description: 'the origin that serves this document' }],
+    // the gateway fills the slot (gateway/site.ts): PUBLIC_URL, or the origin the document was asked from
+    servers: [{ url: SLOTS.origin, description: 'this service' }],
     tags: [
       { name: 'data', description: `The grading tables and the changelog (${API_KEY_HEADER})` },
       { name: 'keys', description: 'Free self-serve API keys' },
@@ -61,7 +65,7 @@ export function buildOpenApi(ds: Dataset) {
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER } },
-      schemas: componentsOf(responseSchemas),
+      schemas: openToAdditions(componentsOf(responseSchemas)),
     },
     paths: paths(ds.grains.map((g) => g.grain_id)),
   };

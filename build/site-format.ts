@@ -1,12 +1,13 @@
 // THE contract between the build and the gateway: how a published site is laid out, what its
 // manifest and pointer hold, and the canonical key of every route. Both sides import this file;
 // the gateway imports nothing else from build/ (test/layout.test.ts holds it to that). It imports
-// only the parts it re-exports (page-slots.ts), which import nothing.
+// only the parts it re-exports (page-slots.ts, error-codes.ts), which import nothing.
 //
 //   <site>/current.json                  the pointer: which build is live (replaced by rename)
 //   <site>/builds/<build_id>/manifest.json
 //   <site>/builds/<build_id>/bodies/<hash>.<kind>[.br|.gz]   (kind: BODY_TYPES, what the body is)
 
+export * from './error-codes.ts';
 export * from './page-slots.ts';
 
 export const POINTER_FILE = 'current.json';
@@ -181,6 +182,8 @@ export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
 /** The pages: HTML, rendered by the build. */
 export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
+/** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
+export const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;

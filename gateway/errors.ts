@@ -7,8 +7,10 @@
 import {
   API_KEY_HEADER,
   AUTH_CHALLENGE,
+  type CatalogueName,
   CHANGELOG_MAX_LIMIT,
   EMAIL_MAX_LENGTH,
+  type ErrorCode,
   JSON_CONTENT_TYPE,
   JSON_MEDIA_TYPE,
   LIVE_KEYS_PER_ACCOUNT,
@@ -23,7 +25,7 @@ import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
 export class HttpError extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
-  code = 'internal_error';
+  code: ErrorCode = 'internal';
   constructor(
     readonly status: number,
     message: string,
@@ -188,7 +190,8 @@ export const ERRORS = {
   headersTooLarge: new HttpError(431, `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`),
   requestTimeout: new HttpError(408, 'The request took too long to arrive.'),
   connectNotAllowed: new HttpError(405, 'Method not allowed.'),
-} as const;
+  // one entry for each code of the site format's list (ERROR_CODES), no other: the compiler holds them to it
+} as const satisfies { readonly [C in ErrorCode as CatalogueName<C>]: HttpError };
 
 export type ErrorName = keyof typeof ERRORS;
 
@@ -197,13 +200,14 @@ export function refuseIfLimited(d: Decision, error: HttpError, now: number): voi
   if (!d.allowed) throw error.withHeaders({ 'Retry-After': String(retryAfterSeconds(d, now)) });
 }
 
-/** Each entry's code is its name in lower snake case: missingKey → missing_key. Never renamed. */
+/** Each entry's code is its name in lower snake case: missingKey → missing_key (ERROR_CODES). Never renamed. */
 export const CODES = Object.fromEntries(
   Object.entries(ERRORS).map(([name, e]) => {
-    e.code = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    // the `satisfies` above makes every name a code's camel case, so this is one of ERROR_CODES
+    e.code = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) as ErrorCode;
     return [name, e.code];
   }),
-) as { readonly [K in ErrorName]: string };
+) as { readonly [K in ErrorName]: ErrorCode };
 
 /**
  * The 404 for a crop year not published, naming the years there are (docs/contract.md, Crop years):

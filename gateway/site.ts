@@ -5,8 +5,8 @@
 import {
   type BodyEntry,
   cacheClassOf,
+  FILLED_ROUTES,
   type Manifest,
-  PAGE_ROUTES,
   PAGE_TEMPLATES,
   routeOf,
   TEMPLATE_SLOT,
@@ -38,21 +38,21 @@ export interface Site {
    * text and slot names alternating. Absent in older builds.
    */
   templates: ReadonlyMap<string, string[]>;
-  /** Without PUBLIC_URL, the pages, filled per origin they are asked from (filled-pages.ts). */
+  /** Without PUBLIC_URL, the pages and the OpenAPI document, filled per origin asked from (filled-pages.ts). */
   pages: ReadonlyMap<string, PageTemplate>;
 }
 
 /** A build's body files as read: each file's bytes, or (UPSTREAM_URL) the folder the bodies stay in at the origin. */
 export interface BuildBodies {
-  /** File → bytes: every body's when held; when upstream, only the pages' and templates' (those read). */
+  /** File → bytes: every body's when held; when upstream, only the filled bodies' and templates' (those read). */
   bytes: ReadonlyMap<string, Buffer>;
   /** The build's folder at the upstream origin when the bodies stay there; null when they are all held. */
   upstreamDir: string | null;
 }
 
-/** The files the gateway reads also when the bodies stay upstream: the page templates and the pages. */
+/** The files the gateway reads also when the bodies stay upstream: the page templates and the bodies it fills. */
 export function pageFiles(manifest: Manifest): string[] {
-  const pageNames = new Set(PAGE_ROUTES);
+  const pageNames = new Set(FILLED_ROUTES);
   const templates = new Set<string>(Object.values(PAGE_TEMPLATES));
   return Object.entries(manifest.routes)
     .filter(([key]) => {
@@ -104,10 +104,12 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     const text = textOf(manifest.routes[key]);
     if (text) templates.set(key, text.split(TEMPLATE_SLOT));
   }
-  // The pages, filled (filled-pages.ts): with PUBLIC_URL once, here, and served as any body; else
-  // per request from its Host. A page that could not be read is served as built rather than not at all.
+  // The pages and the OpenAPI document, filled (filled-pages.ts): with PUBLIC_URL once, here, and
+  // served as any body; else per request from its Host. One that could not be read is served as
+  // built rather than not at all. The document is JSON: an origin (config.ts, or requestOrigin's
+  // plain host) HTML-escaped is itself, and an escaped value holds no quote or backslash.
   const pages = new Map<string, PageTemplate>();
-  const pageNames = new Set(PAGE_ROUTES);
+  const pageNames = new Set(FILLED_ROUTES);
   for (const [key, hash] of Object.entries(manifest.routes)) {
     const name = routeOf(key);
     if (!name || !pageNames.has(name)) continue;

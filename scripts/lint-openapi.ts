@@ -1,5 +1,6 @@
-// npm run lint:openapi (part of npm run lint): the OpenAPI document as the build writes it, checked
-// by Redocly (recommended-strict: every warning is an error) and Spectral (spectral:oas, failing on
+// npm run lint:openapi (part of npm run lint): the OpenAPI document as the gateway serves it (the
+// build's, its origin slot filled as gateway/site.ts fills it), checked by Redocly
+// (recommended-strict: every warning is an error) and Spectral (spectral:oas, failing on
 // warnings), so validators and generated clients accept it as is.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadDataset } from '../build/load.ts';
 import { buildOpenApi } from '../build/openapi.ts';
+import { fillSlots, ORIGIN_PLACEHOLDER, TEMPLATE_SLOT } from '../build/site-format.ts';
 import { formatError, validateDataset } from '../build/validate.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -17,7 +19,8 @@ if (!dataset) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'grain-openapi-'));
 const file = join(dir, 'openapi.json');
-writeFileSync(file, JSON.stringify(buildOpenApi(dataset)));
+const built = JSON.stringify(buildOpenApi(dataset));
+writeFileSync(file, fillSlots(built.split(TEMPLATE_SLOT), { origin: ORIGIN_PLACEHOLDER }));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const runs: [string, string[]][] = [
   ['Redocly', [bin('redocly'), 'lint', '--config', join(root, 'redocly.yaml'), file]],

@@ -10,7 +10,14 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { escapeHtml, RECOVERY_MAILS_PER_HOUR, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
+import {
+  ERROR_CODES,
+  escapeHtml,
+  RECOVERY_MAILS_PER_HOUR,
+  RECOVERY_TOKEN_MINUTES,
+  ROUTES,
+  readBuild,
+} from '../build/site-format.ts';
 import { ERRORS, type ErrorName, unknownCropYearOf } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
 import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -308,13 +315,21 @@ describe('error catalogue against the OpenAPI document', () => {
   const isUpstream = (gw: Gw): gw is Upstream => gw === 'upstreamDown' || gw === 'upstreamSlow';
   const appOf = (gw: Gw) => (isUpstream(gw) ? servers[gw].gateway.app : apps[gw].app);
   const origins: StaticOrigin[] = [];
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  let doc: {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
+  };
   const produced = new Map<string, Set<number>>();
   const diskFullKeys: string[] = [];
 
   before(async () => {
     const [down, slow] = [await startStaticOrigin(realSiteDir()), await startStaticOrigin(realSiteDir())];
     origins.push(down, slow);
+    // the OpenAPI document is read when a build is loaded, to fill its servers' origin (gateway/site.ts);
+    // one that could not be read then is served from the origin as built, and can fail there
+    const build = readBuild((path) => readFileSync(join(realSiteDir(), path), 'utf8'));
+    const openapiHash = build.manifest.routes[ROUTES.openapi.path]!;
+    for (const o of [down, slow]) o.refuse = (path) => path.includes(openapiHash);
     const upstream = (o: StaticOrigin) => ({
       UPSTREAM_URL: o.url,
       UPSTREAM_TIMEOUT_MS: '1000', // long enough for the build to load on a busy machine
@@ -375,6 +390,14 @@ describe('error catalogue against the OpenAPI document', () => {
       assert.match(e.code, /^[a-z][a-z0-9_]*$/);
       assert.ok(contract.includes(`| \`${e.code}\` | ${e.status} |`), `${e.code} is in docs/contract.md`);
     }
+  });
+
+  it("the document's error code is an enum of exactly the catalogue's codes, in its order", () => {
+    assert.deepEqual(
+      Object.values(ERRORS).map((e) => e.code),
+      [...ERROR_CODES],
+    );
+    assert.deepEqual(doc.components.schemas.Error.properties.code.enum, ERROR_CODES);
   });
 
   for (const c of CASES) {

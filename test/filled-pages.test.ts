@@ -5,21 +5,23 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import {
   ORIGIN_PLACEHOLDER,
   PAGE_TEMPLATES,
+  ROUTES,
   SLOTS,
   TEMPLATE_SLOT,
   TEMPLATE_SLOTS,
   type TemplateName,
 } from '../build/site-format.ts';
 import { realSiteDir, testClock } from './helpers/gateway.ts';
-import { inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
+import { type Injected, inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
 
 const PAGES = ['/', '/docs', '/grade'];
 /** The origin of the Host the requests name (inject's, unless told). */
 const ORIGIN = 'http://localhost';
+const OPENAPI = ROUTES.openapi.path;
 
 describe('pages filled by the gateway', () => {
   let t: TestApp;
@@ -113,9 +115,64 @@ describe('pages filled by the gateway', () => {
     }
   });
 
+  it("the OpenAPI document's servers names the origin it was asked from: per Host, each its own ETag", async () => {
+    const servers = (res: Injected) => (JSON.parse(res.text()) as { servers: { url: string }[] }).servers;
+    const plain = await injectGet(t.app, OPENAPI);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['content-type'], 'application/json; charset=utf-8');
+    assert.deepEqual(
+      servers(plain).map((s) => s.url),
+      [ORIGIN],
+    );
+    assert.doesNotMatch(plain.text(), /\{\{[a-z_]+\}\}/);
+    const other = await injectGet(t.app, OPENAPI, undefined, { host: 'grain.test:8443' });
+    assert.equal(servers(other)[0]!.url, 'http://grain.test:8443');
+    assert.notEqual(other.headers.etag, plain.headers.etag);
+    assert.equal(other.headers['cache-control'], 'private, no-cache', "no shared cache gives one Host's to another");
+    const again = await injectGet(t.app, OPENAPI, undefined, {
+      host: 'grain.test:8443',
+      'if-none-match': other.headers.etag!,
+    });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.etag, other.headers.etag);
+    for (const [coding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const res = await inject(t.app, {
+        url: OPENAPI,
+        headers: { host: 'grain.test:8443', 'accept-encoding': coding },
+      });
+      assert.equal(res.headers['content-encoding'], coding);
+      assert.equal(decode(res.body).toString(), other.text());
+      assert.notEqual(res.headers.etag, other.headers.etag, 'each coding its own strong ETag');
+    }
+    const https = await injectGet(proxied.app, OPENAPI, undefined, {
+      host: 'grain.test',
+      'x-forwarded-proto': 'https',
+    });
+    assert.equal(servers(https)[0]!.url, 'https://grain.test');
+    // a Host that is not a plain host is never echoed: the placeholder, and the document stays JSON
+    const odd = await injectGet(t.app, OPENAPI, undefined, { host: 'evil.example"\\x' });
+    assert.equal(servers(odd)[0]!.url, ORIGIN_PLACEHOLDER);
+  });
+
   it('with PUBLIC_URL, every page names that origin whatever the Host, and is shared-cacheable', async () => {
     const g = await startTestApp({ PUBLIC_URL: 'https://Grain.Example.org/' });
     try {
+      // the OpenAPI document too, filled once, when the build was loaded
+      const docs = await Promise.all(
+        ['evil.test', 'other.test'].map((host) =>
+          inject(g.app, { url: OPENAPI, headers: { host, 'accept-encoding': 'br' } }),
+        ),
+      );
+      assert.equal(docs[0]!.headers['content-encoding'], 'br');
+      assert.equal(docs[0]!.headers.etag, docs[1]!.headers.etag, 'one document for every Host');
+      assert.equal(
+        JSON.parse(brotliDecompressSync(docs[0]!.body).toString()).servers[0].url,
+        'https://grain.example.org',
+      );
+      assert.equal(docs[0]!.headers['cache-control'], 'public, max-age=60, s-maxage=300');
       const a = await inject(g.app, { url: '/', headers: { host: 'evil.test', 'accept-encoding': 'br' } });
       const b = await inject(g.app, { url: '/', headers: { host: 'other.test', 'accept-encoding': 'br' } });
       assert.equal(a.headers['content-encoding'], 'br', 'compressed once, when the build was loaded');
@@ -153,12 +210,13 @@ describe('pages filled by the gateway', () => {
     const bodies = join(realSiteDir(), 'builds');
     const [build] = readdirSync(bodies);
     const manifest = JSON.parse(readFileSync(join(bodies, build!, 'manifest.json'), 'utf8'));
-    const routes = [...PAGES, ...Object.values(PAGE_TEMPLATES)];
+    const routes = [...PAGES, ...Object.values(PAGE_TEMPLATES), OPENAPI];
     for (const route of routes) {
       const entry = manifest.bodies[manifest.routes[route]];
       const text = readFileSync(join(bodies, build!, entry.identity.file), 'utf8');
       const slots = text.match(new RegExp(TEMPLATE_SLOT.source, 'g')) ?? [];
       for (const slot of slots) assert.ok(known.has(slot), `${route}: ${slot}`);
+      if (route === OPENAPI) assert.deepEqual(slots, [SLOTS.origin], "the document's one slot: its servers' origin");
     }
     // each template holds exactly the slots TEMPLATE_SLOTS declares for it, the ones fillPage asks for
     for (const [name, route] of Object.entries(PAGE_TEMPLATES) as [TemplateName, string][]) {

@@ -260,9 +260,9 @@ describe('authentication', () => {
     const cases: [string, string, string | undefined][] = [
       ['/api/grains/CWRS', 'private, no-cache', undefined],
       ['/api/changelog', 'private, no-cache', undefined],
-      ['/api/openapi.json', shared, undefined],
-      // without PUBLIC_URL a page names the Host it was asked from: no shared cache keeps it
-      // (with PUBLIC_URL it is shared: test/filled-pages.test.ts)
+      // without PUBLIC_URL a page and the OpenAPI document name the Host they were asked from: no
+      // shared cache keeps them (with PUBLIC_URL they are shared: test/filled-pages.test.ts)
+      ['/api/openapi.json', 'private, no-cache', undefined],
       ['/', 'private, no-cache', undefined],
       ['/docs', 'private, no-cache', undefined],
       ['/assets/site.css', shared, undefined],

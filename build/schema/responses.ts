@@ -1,8 +1,9 @@
 // JSON Schemas (2020-12) of every response body: the one description of the published shapes.
 // The TypeScript types (build/types.ts) are derived from these constants; the OpenAPI document
-// embeds them, each named schema as a component that the others reach by $ref (componentsOf);
-// the tests validate every published body against that document. Field sets are exact
-// (docs/contract.md, Records): additionalProperties is false and every field is required.
+// embeds them, each named schema as a component that the others reach by $ref (componentsOf),
+// open to additions there (openapi-open.ts); the tests validate every published body against these
+// exact ones. Field sets are exact (docs/contract.md, Records): additionalProperties is false and
+// every field is required.
 
 import {
   RecoveryAccepted,

@@ -1,14 +1,16 @@
 // The JSON Schemas of the service's own answers: the error body every error carries (docs/contract.md,
 // Errors and HTTP) and GET /health's. Named in responses.ts with the others.
+import { ERROR_CODES } from '../site-format.ts';
 import { exact, nullableStr, schemaVersion, str } from './parts.ts';
 
 export const ErrorBody = exact({
   error: { ...str, description: 'a sentence a person can act on; it may be reworded' },
   status: { type: 'integer' },
   code: {
-    type: 'string',
-    pattern: '^[a-z][a-z0-9_]*$',
-    description: 'the kind of error, stable: a program branches on it (missing_key, rate_limited, …)',
+    enum: ERROR_CODES,
+    description:
+      'the kind of error, stable: a program branches on it. A later version may add a code: a client treats an ' +
+      'unknown one as the status alone',
   },
   schema_version: schemaVersion,
 });

@@ -1,5 +1,5 @@
 // A plain static file server standing in for the upstream origin (any static host serving the
-// build output). It can be made slow, or stopped, to test the gateway's 504 and 502.
+// build output). It can be made slow, refuse some files, or be stopped, to test the gateway's 504 and 502.
 
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -10,16 +10,19 @@ export interface StaticOrigin {
   url: string;
   requests: { path: string; headers: Record<string, unknown> }[];
   delayMs: number;
+  /** The paths it answers 404, as if missing (a file the gateway could not read when it loaded the build). */
+  refuse: (path: string) => boolean;
   close(): Promise<void>;
 }
 
 export async function startStaticOrigin(root: string): Promise<StaticOrigin> {
-  const origin: StaticOrigin = { url: '', requests: [], delayMs: 0, close: async () => {} };
+  const origin: StaticOrigin = { url: '', requests: [], delayMs: 0, refuse: () => false, close: async () => {} };
   const server: Server = createServer(async (req, res) => {
     origin.requests.push({ path: req.url ?? '', headers: req.headers });
     if (origin.delayMs) await new Promise((r) => setTimeout(r, origin.delayMs));
     const path = normalize(decodeURIComponent((req.url ?? '/').split('?')[0]!));
     if (path.includes('..')) return void res.writeHead(400).end();
+    if (origin.refuse(path)) return void res.writeHead(404).end('not found');
     try {
       const body = await readFile(join(root, path));
       res.writeHead(200, {
