@@ -68,6 +68,7 @@ describe('build', () => {
       'region',
       'use_class',
       'effective_crop_year',
+      'crop_years',
       'coverage_status',
       'grades',
     ]);
@@ -92,6 +93,7 @@ describe('build', () => {
       region: 'western',
       use_class: null,
       effective_crop_year: '2026/27',
+      crop_years: ['2026/27'],
       coverage_status: 'complete',
       grades: ['No. 1 CWHWS', 'No. 2 CWHWS', 'No. 3 CWHWS', 'CW Feed'],
     });
@@ -132,8 +134,9 @@ describe('build', () => {
     // the pages, the templates and each file twice: by its plain and its content-addressed name
     const files = Object.keys(site.manifest.routes).filter((r) => /^\/(assets|client)\//.test(r));
     assert.equal(files.filter((r) => CONTENT_ADDRESSED.test(r)).length * 2, files.length);
-    // each record twice: by itself and as of its crop year (no class of the dataset has a past year yet)
-    assert.equal(Object.keys(site.manifest.routes).length, 2 + 2 * n + (n + 1) * 100 + 8 + files.length);
+    // each record twice: by itself and as of its crop year (no class of the dataset has a past year yet);
+    // the snapshot now and as of each of the dataset's two crop years
+    assert.equal(Object.keys(site.manifest.routes).length, 2 + 2 * n + (n + 1) * 100 + 8 + files.length + 3);
   });
 
   it('says whose the tables are, and names no licence for them, in the document, on /docs and in the README', () => {
@@ -165,7 +168,9 @@ describe('build', () => {
           ? 'GrainRecord'
           : key.startsWith('/api/changelog')
             ? 'Changelog'
-            : null;
+            : key.startsWith('/api/snapshot')
+              ? 'Snapshot'
+              : null;
     let checked = 0;
     for (const key of Object.keys(site.manifest.routes)) {
       const name = schemaFor(key);
@@ -176,7 +181,7 @@ describe('build', () => {
       checked++;
     }
     const n = site.manifest.grain_ids.length;
-    assert.equal(checked, 1 + 2 * n + (n + 1) * 100); // every data body
+    assert.equal(checked, 1 + 2 * n + (n + 1) * 100 + 3); // every data body
     // a body with a field no version has is refused by the exact schemas (the test can fail), and
     // accepted by the published ones, as a client generated from the document must accept a field added later
     const record = body('/api/grains/CWRS');
@@ -203,6 +208,7 @@ describe('build', () => {
       '/api/keys/recover/confirm',
       '/api/openapi.json',
       '/api/register',
+      '/api/snapshot',
       '/health',
     ]);
   });

@@ -109,6 +109,8 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
       r.errors.map((e) => `${e.file}:${e.line}: ${e.message}`),
       [
         'grains/CWRS.yaml:9: effective_crop_year "2025/26" → "2026/27", not named by a changelog entry',
+        // the year the entry keeps as a past one is among the record's years already
+        'grains/CWRS.yaml:5: crop_years ["2025/26"]… → ["2025/26","2026/27"]…, not named by a changelog entry',
         'grains/CWRS.yaml:12: last_scraped "2026-04-12T00:00:00Z" → "2026-11-25T00:00:00Z", ' +
           'not named by a changelog entry',
         'grains/CWRS.yaml:66: ergot at "No. 1 CWRS": value 0.04 → 0.03, not named by a changelog entry',
@@ -135,7 +137,7 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     );
     assert.deepEqual(
       entry!.changes!.filter((c) => c.factor_id === null).map((c) => c.field),
-      ['effective_crop_year', 'last_scraped'],
+      ['effective_crop_year', 'crop_years', 'last_scraped'],
     );
     // the 2025/26 table is kept in the dataset itself: no version history needed
     const past = JSON.parse(readFileSync(join(dataset, 'covered/past/CWRS.2025-26.json'), 'utf8'));
@@ -175,6 +177,31 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(ergot(year.json())['No. 1 CWRS']!.value, 0.03);
     assert.deepEqual(year.body, current.body);
     assert.notEqual(old.headers.etag, year.headers.etag);
+
+    // each record names its class's years as they stood: the past one its own, the current one both
+    assert.deepEqual(old.json().crop_years, ['2025/26']);
+    assert.deepEqual(current.json().crop_years, ['2025/26', '2026/27']);
+    const list = (await get('/api/grains')).json();
+    assert.deepEqual(list.grains.find((g: { grain_id: string }) => g.grain_id === 'CWRS').crop_years, [
+      '2025/26',
+      '2026/27',
+    ]);
+    // the snapshot of a year holds that year's records, the record endpoint's very bodies
+    const snap = await get('/api/snapshot?crop_year=2025%2F26');
+    assert.equal(snap.status, 200);
+    assert.equal(snap.json().crop_year, '2025/26');
+    const cwrs = snap.json().grains.find((g: { grain_id: string }) => g.grain_id === 'CWRS');
+    assert.equal(JSON.stringify(cwrs), old.text());
+    assert.equal(snap.json().count, snap.json().grains.length);
+    assert.ok(!snap.json().grains.some((g: { grain_id: string }) => g.grain_id === 'CWHWS'), 'not a 2025/26 class');
+    const now = (await get('/api/snapshot')).json();
+    assert.equal(now.crop_year, null);
+    assert.equal(JSON.stringify(now.grains.find((g: { grain_id: string }) => g.grain_id === 'CWRS')), current.text());
+    const missing = await get('/api/snapshot?crop_year=2024/25');
+    assert.equal(missing.status, 404);
+    assert.match(missing.json().error, /the service has 2025\/26, 2026\/27/);
+    const cwhws = await get('/api/grains/CWHWS?crop_year=2025/26');
+    assert.match(cwhws.json().error, /^CWHWS was not published for that crop year; it was for 2026\/27\./);
 
     const br = await get('/api/grains/CWRS?crop_year=2025/26', { 'accept-encoding': 'br' });
     assert.equal(br.headers['content-encoding'], 'br');

@@ -86,8 +86,8 @@ export function draftEntries(
   };
 }
 
-/** The fields a re-check of an unchanged page changes: when it was verified, and so its crop year. */
-const RECHECK_FIELDS = new Set(['last_scraped', 'effective_crop_year']);
+/** The fields a re-check of an unchanged page changes: when it was verified, and so its crop year(s). */
+const RECHECK_FIELDS = new Set(['last_scraped', 'effective_crop_year', 'crop_years']);
 export const isRecheck = (u: Unlogged) =>
   u.changes.every((c) => c.factor_id === null && RECHECK_FIELDS.has(c.field ?? ''));
 
