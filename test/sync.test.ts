@@ -1,7 +1,7 @@
 // `npm run sync` and the typed client against a real gateway on port 0 (docs/sync.md): a first sync
-// equals the API byte for byte; a second costs at most one counted request; a changed dataset
-// brings exactly the changed records; a small quota, or a gateway killed mid-sync, leaves the old
-// mirror untouched; a 429 with a short Retry-After is waited out when allowed.
+// equals the API byte for byte for one counted request (the snapshot); a second costs none; a
+// changed dataset brings exactly the changed records for one; a spent quota, or a gateway gone
+// mid-sync, leaves the old mirror untouched; a 429 with a short Retry-After is waited out when allowed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -79,7 +79,7 @@ describe('sync', () => {
       const out = join(tempDir('mirror'), 'tables');
       const first = await syncMirror({ baseUrl: t.url, key, out });
       assert.deepEqual(first.records, { new: 3, changed: 0, unchanged: 0, removed: 0 });
-      assert.equal(first.counted, 5, 'changelog, list and three records');
+      assert.equal(first.counted, 1, 'the snapshot');
       for (const [file, path] of [
         ['grains.json', '/api/grains'],
         ['changelog.json', '/api/changelog'],
@@ -88,11 +88,11 @@ describe('sync', () => {
       ]) {
         assert.deepEqual(readFileSync(join(out, file!)), (await get(t.url, path!, key)).body, `${file} as served`);
       }
-      // nothing changed: the changelog's 304 is the only request, and it is free
+      // nothing changed: the snapshot's 304 is the only request, and it is free
       const before = await usedBy(t, key);
       const second = await syncMirror({ baseUrl: t.url, key, out });
       assert.equal(second.changed, false);
-      assert.ok((await usedBy(t, key)) - before - 1 <= 1, 'at most one counted request');
+      assert.equal((await usedBy(t, key)) - before, 1, "no counted request but usedBy's own");
       assert.equal(second.counted, 0);
       // a new build with one record changed: exactly that record comes
       const id = site(siteDir, true);
@@ -101,7 +101,7 @@ describe('sync', () => {
       }
       const third = await syncMirror({ baseUrl: t.url, key, out });
       assert.deepEqual(third.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
-      assert.equal(third.counted, 2, 'the changelog and the changed record (the list is as it was: a free 304)');
+      assert.equal(third.counted, 1, 'the snapshot, once');
       assert.deepEqual(readFileSync(join(out, 'grains/BBB.json')), (await get(t.url, '/api/grains/BBB', key)).body);
       assert.deepEqual(mirrorFiles(out).sort(), [
         'changelog.json',
@@ -167,63 +167,85 @@ describe('sync', () => {
         await serving(copied.manifest.build_id);
         const silent = await syncMirror({ baseUrl: t.url, key, out });
         assert.deepEqual(silent.unannounced, ['BBB']);
-        assert.equal(silent.counted, 1, 'only the changed record is counted');
+        assert.equal(silent.counted, 1, 'the snapshot');
         await equalsApi(out, key);
         const idle = await syncMirror({ baseUrl: t.url, key, out });
         assert.equal(idle.changed, false);
-        assert.equal(idle.counted, 0, 'nothing changed: every request a free 304');
+        assert.equal(idle.counted, 0, 'nothing changed: a free 304');
       } finally {
         await t.close();
       }
     },
   );
 
-  it(
-    'refuses to start when the hour cannot cover it, ' + 'and a gateway killed mid-sync leaves the old mirror',
-    async () => {
-      const siteDir = tempDir('sync-site');
-      site(siteDir);
-      const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '8' }, { sitePollMs: 10 });
-      const out = join(tempDir('mirror'), 'tables');
-      try {
-        const key = await register(t.url, 'small@example.com');
-        await syncMirror({ baseUrl: t.url, key, out });
-        const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
-        const id = site(siteDir, true);
-        for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
-          await new Promise((r) => setTimeout(r, 10));
-        }
-        // 5 of 8 are spent: the changelog takes the sixth, and 2 left cannot cover three records
-        await assert.rejects(syncMirror({ baseUrl: t.url, key, out }), (err: Error) => {
-          assert.ok(err instanceof SyncError, String(err));
-          assert.match(err.message, /has 2 requests left this hour and a sync may need 3; nothing was changed/);
-          return true;
-        });
-        for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
-        // a fresh key, and the gateway killed after its third answer
-        const other = await register(t.url, 'killed@example.com');
-        let answers = 0;
-        const dying: typeof fetch = async (input, init) => {
-          const res = await fetch(input, init);
-          const body = await res.arrayBuffer(); // whole, before the gateway goes
-          if (++answers === 3) await t.close();
-          return new Response(res.status === 304 ? null : body, { status: res.status, headers: res.headers });
-        };
-        await assert.rejects(
-          syncMirror({ baseUrl: t.url, key: other, out, fetch: dying, retries: 1, sleep: async () => {} }),
-          (err: Error) => err instanceof ApiError && /no answer/.test(err.message),
-        );
-        for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
-        assert.deepEqual(
-          readdirSync(join(out, '..')).filter((n) => n !== 'tables'),
-          [],
-          'no half-written mirror left beside',
-        );
-      } finally {
-        await t.close();
+  it('a spent hour, or a gateway gone mid-sync, leaves the old mirror as it was', async () => {
+    const siteDir = tempDir('sync-site');
+    site(siteDir);
+    const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '2' }, { sitePollMs: 10 });
+    const out = join(tempDir('mirror'), 'tables');
+    try {
+      const key = await register(t.url, 'small@example.com');
+      await syncMirror({ baseUrl: t.url, key, out });
+      await get(t.url, '/api/grains/AAA', key); // the hour's second and last request
+      const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
+      const id = site(siteDir, true);
+      for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
+        await new Promise((r) => setTimeout(r, 10));
       }
-    },
-  );
+      await assert.rejects(syncMirror({ baseUrl: t.url, key, out }), (err: Error) => {
+        assert.ok(err instanceof ApiError, String(err));
+        assert.equal(err.status, 429);
+        assert.match(err.message, /retry in \d+ s/);
+        return true;
+      });
+      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+      // a fresh key, and the gateway gone before it answers
+      const other = await register(t.url, 'killed@example.com');
+      const dying: typeof fetch = async (input, init) => {
+        await t.close();
+        return fetch(input, init);
+      };
+      await assert.rejects(
+        syncMirror({ baseUrl: t.url, key: other, out, fetch: dying, retries: 1, sleep: async () => {} }),
+        (err: Error) => err instanceof ApiError && /no answer/.test(err.message),
+      );
+      for (const [f, bytes] of snapshot) assert.deepEqual(readFileSync(join(out, f)), bytes, `${f} untouched`);
+      assert.deepEqual(
+        readdirSync(join(out, '..')).filter((n) => n !== 'tables'),
+        [],
+        'no half-written mirror left beside',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('takes over a copy made by the version that asked for each body, without rewriting what holds', () =>
+    onOwnSite({}, async (t) => {
+      const key = await register(t.url, 'older@example.com');
+      const out = join(tempDir('mirror'), 'tables');
+      await syncMirror({ baseUrl: t.url, key, out });
+      // the state file as the earlier version wrote it: an ETag for each body it asked for
+      const etags = Object.fromEntries(
+        ['/api/changelog', '/api/grains', '/api/grains/AAA', '/api/grains/BBB', '/api/grains/CCC'].map((p) => [
+          p,
+          '"x"',
+        ]),
+      );
+      writeFileSync(join(out, 'sync-state.json'), `${JSON.stringify({ etags }, null, 1)}\n`);
+      const logged: string[] = [];
+      const taken = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
+      assert.deepEqual(taken.records, { new: 0, changed: 0, unchanged: 3, removed: 0 });
+      assert.deepEqual(taken.unannounced, []);
+      assert.equal(taken.counted, 1);
+      assert.ok(
+        logged.some((l) => l.startsWith('taking over a copy made by an earlier version of sync')),
+        logged.join('\n'),
+      );
+      const state = JSON.parse(readFileSync(join(out, 'sync-state.json'), 'utf8'));
+      assert.deepEqual(Object.keys(state.etags), ['/api/snapshot']);
+      assert.equal((await syncMirror({ baseUrl: t.url, key, out })).counted, 0, 'from then on, a free 304');
+    }));
 
   it('waits out a short Retry-After when allowed, and fails saying when to retry when not', () =>
     onOwnSite({ RATE_LIMIT_PER_HOUR: '2' }, async (t) => {
@@ -303,7 +325,7 @@ describe('sync', () => {
         });
       const ok = await cli(['--url', t.url, '--out', out], { API_KEY: key });
       assert.equal(ok.status, 0, ok.stderr);
-      assert.match(ok.stdout, /^synced: 3 new, 0 changed, 0 unchanged, 0 removed; 5 request\(s\) counted/);
+      assert.match(ok.stdout, /^synced: 3 new, 0 changed, 0 unchanged, 0 removed; 1 request\(s\) counted/);
       assert.ok(!ok.stdout.includes(key) && !ok.stderr.includes(key), 'the key is never printed');
       assert.ok(existsSync(join(out, 'grains/CCC.json')));
       for (const [args, env, message] of [
