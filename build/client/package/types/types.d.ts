@@ -275,8 +275,8 @@ export interface ErrorBody {
   /** a sentence a person can act on; it may be reworded */
   error: string;
   status: number;
-  /** the kind of error, stable: a program branches on it (missing_key, rate_limited, …) */
-  code: string;
+  /** the kind of error, stable: a program branches on it. A later version may add a code: a client treats an unknown one as the status alone */
+  code: "missing_key" | "invalid_key" | "key_in_query" | "rate_limited" | "unknown_grain" | "not_found" | "bad_limit" | "repeated_param" | "bad_crop_year" | "unknown_crop_year" | "bad_query" | "precondition_failed" | "not_allowed_get" | "not_allowed_post" | "not_allowed_delete" | "register_limited" | "register_attempts_limited" | "too_many_keys" | "recovery_mails_limited" | "recovery_address_limited" | "bad_recovery_json" | "recovery_token_unknown" | "recovery_token_used" | "recovery_token_expired" | "recovery_token_superseded" | "unsupported_type" | "unsupported_form_type" | "bad_form" | "cross_site_form" | "too_large" | "bad_json" | "bad_email" | "cannot_save_keys" | "cannot_save_revocation" | "store_unavailable" | "upstream_failed" | "upstream_timeout" | "internal" | "bad_http" | "headers_too_large" | "request_timeout" | "connect_not_allowed";
   schema_version: "1.0";
 }
 
