@@ -1,6 +1,6 @@
 // The README's first commands, run as written, in order: `npm start` serves (bundling the gateway
 // and building the dataset first, as neither exists), the registration line sets KEY, the record
-// comes back with it, the sync line keeps a copy, and SIGTERM to the process the user started (npm)
+// comes back with it, the sync lines install the client package and keep a copy, and SIGTERM to the process the user started (npm)
 // stops the service and frees the port. The process listening is node on plain JavaScript, no
 // loader, and the bundle's source map leads back to the TypeScript (docs/operations.md, "Running
 // in production"). Only what a shared test machine needs differs: a free port for 8080, and
@@ -70,11 +70,14 @@ describe('the README, run as written', () => {
 
     const asWritten = (block: string) => block.replaceAll('localhost:8080', `localhost:${port}`);
     const script = `set -e\n${asWritten(readRecord!)}\necho\n${asWritten(sync!)}\n`;
-    const run = spawnSync('bash', ['-c', script], { cwd: root, env: { ...env, HOME: home }, encoding: 'utf8' });
+    // run where a user's own project is: the sync block installs the client package there
+    const project = tempDir('readme-project');
+    const run = spawnSync('bash', ['-c', script], { cwd: project, env: { ...env, HOME: home }, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout.split('\n')[0]!).grain_id, 'CWRS', 'the record, read with $KEY');
     assert.match(run.stdout, /synced: 23 new, 0 changed, 0 unchanged, 0 removed/);
     assert.ok(existsSync(join(home, 'grain-tables', 'grains', 'CWRS.json')), 'the copy is in the home folder');
+    assert.ok(existsSync(join(project, 'node_modules', 'grain-tables-client', 'package.json')), 'the package installed');
 
     const exited = new Promise<number | null>((resolve) => npm!.once('exit', resolve));
     npm.kill('SIGTERM');

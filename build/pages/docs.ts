@@ -2,6 +2,7 @@
 // request and a real example response (from this build's own bodies) for every operation.
 import {
   API_KEY_HEADER,
+  CLIENT_TARBALL,
   fileIn,
   JSON_MEDIA_TYPE,
   RECOVERY_TOKEN_PREFIX,
@@ -168,9 +169,12 @@ authorised answer says where you stand: <code>X-RateLimit-Limit</code>, <code>X-
 <code>RateLimit</code>.</li>
 <li>A 304 is not counted: keep the <code>ETag</code> of what you stored and send it back in
 <code>If-None-Match</code>.</li>
-<li>Poll <code>GET ${ROUTES.changelog.path}</code> (for instance daily): each entry names the classes it changed and, in
-<code>changes</code>, the values. Revalidate every record you hold as well (each 304 is free): a rollback changes
-records with no new entry.</li>
+<li>Sync in one request: <code>GET ${ROUTES.snapshot.path}</code> holds every record and the whole changelog; send
+its <code>ETag</code> back in <code>If-None-Match</code> (for instance daily), and a day with no change costs nothing.
+The client package does it for you: <code>npm install ${SLOTS.origin}${CLIENT_TARBALL}</code>, then
+<code>npx grain-tables sync</code>.</li>
+<li>Each entry of <code>GET ${ROUTES.changelog.path}</code> names the classes it changed and, in <code>changes</code>,
+the values; a rollback changes records with no new entry, which the snapshot's ETag still shows.</li>
 <li>On 429 or 503, wait the seconds in <code>Retry-After</code> before trying again.</li>
 </ul>
 </section>
