@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ApiError, createClient } from '../build/client/api.ts';
-import { SyncError, syncMirror } from '../build/client/sync.ts';
+import { syncMirror } from '../build/client/sync.ts';
 import { loadDataset } from '../build/load.ts';
 import { publishSite } from '../build/publish.ts';
 import { validateDataset } from '../build/validate.ts';
