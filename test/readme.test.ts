@@ -77,7 +77,10 @@ describe('the README, run as written', () => {
     assert.equal(JSON.parse(run.stdout.split('\n')[0]!).grain_id, 'CWRS', 'the record, read with $KEY');
     assert.match(run.stdout, /synced: 23 new, 0 changed, 0 unchanged, 0 removed/);
     assert.ok(existsSync(join(home, 'grain-tables', 'grains', 'CWRS.json')), 'the copy is in the home folder');
-    assert.ok(existsSync(join(project, 'node_modules', 'grain-tables-client', 'package.json')), 'the package installed');
+    assert.ok(
+      existsSync(join(project, 'node_modules', 'grain-tables-client', 'package.json')),
+      'the package installed',
+    );
 
     const exited = new Promise<number | null>((resolve) => npm!.once('exit', resolve));
     npm.kill('SIGTERM');
