@@ -1,10 +1,10 @@
 // The README's first commands, run as written, in order: `npm start` serves (bundling the gateway
 // and building the dataset first, as neither exists), the registration line sets KEY, the record
 // comes back with it, the sync lines install the client package and keep a copy, and SIGTERM to
-// the process the user started (npm) stops the service and frees the port. The process listening is node on plain JavaScript, no
-// loader, and the bundle's source map leads back to the TypeScript (docs/operations.md, "Running
-// in production"). Only what a shared test machine needs differs: a free port for 8080, and
-// temporary folders for ./site, ./var, the bundle and the home folder.
+// the process the user started (npm) stops the service and frees the port. The process listening
+// is node on plain JavaScript, no loader, and the bundle's source map leads back to the TypeScript
+// (docs/operations.md, "Running in production"). Only what a shared test machine needs differs: a
+// free port for 8080, and temporary folders for ./site, ./var, the bundle and the home folder.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
