@@ -9,7 +9,6 @@ import {
   grainKey,
   grainYearKey,
   type HandlerKind,
-  KEY_PREFIX,
   paramOf,
   ROUTES,
   type RouteName,
@@ -17,6 +16,7 @@ import {
   routeOf,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
+import { holdsKey } from './key-in-url.ts';
 import type { Resource } from './resource.ts';
 import type { Site } from './site.ts';
 
@@ -187,8 +187,9 @@ export function route(method: string, target: string, site: Site): Routed {
   const query = q < 0 ? '' : url.slice(q + 1);
 
   const name = routeOf(path);
-  // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query)))
+  // A key anywhere in the URL, however encoded, is refused before anything else: URLs end up in
+  // logs and histories.
+  if (holdsKey(url) || (query && hasKeyInQuery(query)))
     return name === null ? KEY_IN_URL : { handler: null, error: ERRORS.keyInQuery, row: name };
   if (name === null) return NOT_FOUND;
   const row: RouteRow = ROUTES[name];
