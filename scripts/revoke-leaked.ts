@@ -3,6 +3,7 @@
 // would stay in the shell's history and show in ps); what is printed names the account and the
 // key's id, never the key. The store's revocation is the one DELETE /api/keys/current makes, so
 // running gateways refuse the key as they do any revoked key (docs/operations.md, Accounts CLI).
+import { KEY_PREFIX } from '../build/site-format.ts';
 import { hashKey, isWellFormedKey, KEY_LENGTH } from '../gateway/keys.ts';
 import type { AccountQueries } from '../gateway/store/types.ts';
 
@@ -24,7 +25,8 @@ export async function revokeLeaked(q: AccountQueries, input: string, now: number
   const key = input.trim();
   if (!isWellFormedKey(key)) {
     console.error(
-      `standard input holds no key: a key is ${KEY_LENGTH} characters, ggt_ and 38 more whose last six are ` +
+      `standard input holds no key: a key is ${KEY_LENGTH} characters, ${KEY_PREFIX} and ` +
+        `${KEY_LENGTH - KEY_PREFIX.length} more whose last six are ` +
         'its checksum (a scanner may have found a look-alike, or the key was cut when it was copied)',
     );
     return 1;
