@@ -35,8 +35,11 @@ type RoutedKind =
   | { handler: 'data'; key: string; error?: undefined; resource?: Resource }
   | { handler: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
-/** Query parameter names that would carry a key in the URL (refused, never echoed). */
-const KEY_PARAMS: ReadonlySet<string> = new Set([
+/**
+ * Query parameter names that would carry a key in the URL: refused on every path whatever their
+ * value (docs/contract.md, Errors and HTTP), never echoed. Any other unknown parameter is ignored.
+ */
+export const KEY_PARAMS: ReadonlySet<string> = new Set([
   'api_key',
   'apikey',
   'api-key',
@@ -89,7 +92,8 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     } else if (name === 'limit') {
       if (seenLimit) return { handler: 'data', error: ERRORS.repeatedParam };
       seenLimit = true;
-      if (!/^\d{1,3}$/.test(value)) return { handler: 'data', error: ERRORS.badLimit };
+      // base 10, digits alone, leading zeros allowed (05 and 0100 are 5 and 100; docs/contract.md, Endpoints)
+      if (!/^[0-9]+$/.test(value)) return { handler: 'data', error: ERRORS.badLimit };
       limit = Number(value);
       if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { handler: 'data', error: ERRORS.badLimit };
     }
