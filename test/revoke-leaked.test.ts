@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { generateKey } from '../gateway/keys.ts';
 import { runAccountsWithInput } from './helpers/gateway.ts';
-import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
+import { injectGet, injectRegister, startTestApp, type TestApp, untilStoreReady } from './helpers/inject.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -112,6 +112,7 @@ suite('npm run accounts -- revoke-leaked, on Redis', skip, () => {
     const env = { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix };
     const apps = [await startTestApp(env), await startTestApp(env)];
     try {
+      for (const { app } of apps) await untilStoreReady(app);
       await revokesOnRunningGateways(env, apps, 0);
     } finally {
       for (const t of apps) await t.close();

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { untilStoreReady } from './helpers/inject.ts';
 import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 import { suite } from './helpers/suite.ts';
@@ -154,6 +155,7 @@ suite('upstream failures on Redis', await redisSkipReason(), () => {
       REDIS_KEY_PREFIX: prefix,
     });
     try {
+      await untilStoreReady(g.gateway.app);
       const key = await register(g.url, 'upstream-redis@example.com');
       assert.equal((await get(g.url, '/api/grains/CWRS', key)).headers['x-ratelimit-used'], '1');
       await origin.close();
