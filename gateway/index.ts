@@ -17,7 +17,7 @@ setFlagsFromString('--no-memory-reducer');
 const config = configOrExit(process.env);
 if (!isPublished(config)) {
   const sentence = `no build is published in ${config.siteDir}: run npm run build (npm start does it for you)`;
-  console.error(`start-up refused: ${sentence}`);
+  console.error(`start-up refused: ${sentence}.`);
   process.exit(1);
 }
 

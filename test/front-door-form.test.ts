@@ -47,7 +47,7 @@ describe('registration by form post', () => {
       assert.ok(key, 'the key is on the page');
       assert.match(html, /shown only once/);
       // docs/contract.md, Getting a key back: the page that shows a key says how to get one back
-      assert.match(html, /If you lose it, register again .*or get\s+a key back by mail on the <a href="\/recover">/s);
+      assert.match(html, /If you lose it, register again .*or get a\s+key back by mail on the <a href="\/recover">/s);
       assert.ok(
         html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${ORIGIN}/api/grains'</code>`),
         'the command names this origin, quoted',
