@@ -12,7 +12,7 @@ import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
 import { createVariantChooser, matchedVariant, type Precondition, precondition } from './negotiate.ts';
-import type { Decision } from './rate-limit.ts';
+import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
@@ -57,6 +57,8 @@ const REVOKED = response(204, ['Cache-Control', 'no-store'], null);
 class Exchange {
   /** The account served, once the key is known (for the log line). */
   account: string | null = null;
+  /** The key's account, once known: whose hour a refund goes back to. */
+  holder: Account | null = null;
   /** What If-Match and If-None-Match decide, once the key is known (precondition, negotiate.ts). */
   precondition: Precondition = 'proceed';
   constructor(
@@ -110,7 +112,8 @@ export function createApp(opts: AppOptions) {
     const variant = chooseVariant(resource, x.req.headers['accept-encoding']);
     const headers = d ? rateLimitHeaders(d, x.now, variant.headers) : variant.headers;
     if (x.head) return response(200, headers, null, x.account);
-    if (variant.body === null) return response(200, headers, null, x.account, variant.path!);
+    if (variant.body === null)
+      return response(200, headers, null, x.account, variant.path!, d && upstreamFailure(x, d));
     return response(200, headers, variant.body, x.account);
   }
 
@@ -121,6 +124,20 @@ export function createApp(opts: AppOptions) {
     const h = variant.notModifiedHeaders;
     return response(304, d ? rateLimitHeaders(d, x.now, h) : h, null, x.account);
   }
+
+  /**
+   * The answer when the origin fails a counted request (502, 504): the service did not answer it,
+   * so it is taken back from the key's hour (docs/contract.md, Authentication and limits), and the
+   * rate-limit headers say so.
+   */
+  const upstreamFailure =
+    (x: Exchange, d: Decision) =>
+    (err: HttpError): GatewayResponse => {
+      const { holder } = x;
+      if (holder) void Promise.resolve(store.requests.refund(holder.keyId, d, holder)).catch(() => {});
+      const p = preparedError(err);
+      return response(err.status, rateLimitHeaders(refunded(d), x.now, p.headers), p.body, x.account);
+    };
 
   /** An error after the request was counted (or refused): its headers, then the rate-limit ones. */
   function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse {
@@ -142,6 +159,7 @@ export function createApp(opts: AppOptions) {
   function authorised(x: Exchange, account: Account | null): Reply {
     if (!account) return errorResponse(ERRORS.invalidKey, x.head);
     x.account = account.id;
+    x.holder = account;
     if (x.resource) x.precondition = precondition(x.req.headers, x.resource);
     // a 304 is not counted; a key's quota is its own (its account holds its window: one lookup a request)
     const { requests } = store;

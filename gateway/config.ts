@@ -1,5 +1,6 @@
 // Configuration enters once: loadConfig(env) validates every variable, names the one that is wrong,
 // and returns a frozen object. Nothing else reads process.env (docs/contract.md, Configuration).
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { parseTrustProxy, type TrustProxy } from './client-address.ts';
@@ -121,6 +122,20 @@ function mailFrom(raw: string | undefined): string {
   return raw;
 }
 
+/** A host name's labels (RFC 1123): letters, digits and inner hyphens, 63 at most each, 253 in all. */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST_NAME = new RegExp(`^(?=.{1,253}\\.?$)${LABEL}(?:\\.${LABEL})*\\.?$`);
+
+/** HOST: an IP address (IPv6 with or without its brackets) or a host name; unset: every address. */
+function hostOf(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const bare = raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1) : raw;
+  // digits and dots alone are an address or nothing (no top-level name is all digits)
+  if (isIP(bare) === 0 && (!HOST_NAME.test(bare) || /^[\d.]+$/.test(bare)))
+    throw new ConfigError(`HOST must be an address or host name (0.0.0.0, ::1, localhost), not "${raw}"`);
+  return bare;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonly<Config> {
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if ('error' in trustProxy) throw new ConfigError(trustProxy.error);
@@ -130,9 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
   // point a mail sent to someone else at a host of theirs (docs/operations.md, Mail).
   if (smtpUrl !== null && publicUrl === null)
     throw new ConfigError('SMTP_URL needs PUBLIC_URL: recovery mails link to the public origin it names');
-  const host = env.HOST === undefined || env.HOST === '' ? undefined : env.HOST;
-  if (host !== undefined && !/^[A-Za-z0-9.:\-[\]]+$/.test(host))
-    throw new ConfigError(`HOST must be an address or host name, not "${host}"`);
+  const host = hostOf(env.HOST);
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,

@@ -4,8 +4,8 @@
 // builds first when none is published (scripts/start.mjs).
 import { setFlagsFromString } from 'node:v8';
 import { type Gateway, startGateway } from './server.ts';
+import { startRefusal } from './start-refusal.ts';
 import { configOrExit, isPublished } from './startup.ts';
-import { StateDirError } from './store/state-lock.ts';
 
 // V8's memory reducer gives the heap back once the process has been quiet for some seconds; after
 // it, the request path stayed slower for as long as load was measured, where without it the
@@ -22,14 +22,12 @@ if (!isPublished(config)) {
 }
 
 const gateway: Gateway = await startGateway({ config }).catch((err: unknown) => {
-  // A port another process holds, a state directory another gateway holds, or one that cannot be
-  // used: a sentence, no stack (docs/operations.md, "When something goes wrong").
-  const code = (err as NodeJS.ErrnoException).code;
-  const where = `${config.host ?? 'every address'} port ${config.port}`;
-  if (code === 'EADDRINUSE') console.error(`start-up refused: ${where} is in use: stop what holds it, or set PORT`);
-  else if (code === 'EACCES') console.error(`start-up refused: ${where} is not open to this user: set PORT above 1023`);
-  else if (err instanceof StateDirError) console.error(`start-up refused: ${err.message}`);
-  else throw err;
+  // A port another process holds, a HOST that is not this machine's, a state directory another
+  // gateway holds, an upstream origin that does not answer: a sentence, no stack
+  // (docs/operations.md, "When something goes wrong").
+  const sentence = startRefusal(err, config);
+  if (sentence === null) throw err;
+  console.error(`start-up refused: ${sentence}`);
   process.exit(1);
 });
 const stop = (signal: string) => {

@@ -1,7 +1,7 @@
 // One JSON line per request (method, path, status, duration, account id) and per event. Lines are
 // buffered and written together, off the request's path. Nothing that could hold a key is logged:
 // no headers, no query string, and key-shaped text in a path is masked.
-import { KEY_PREFIX } from '../build/site-format.ts';
+import { holdsKey, maskKeys } from './key-in-url.ts';
 
 export type LogFn = (fields: Record<string, unknown>) => void;
 
@@ -19,11 +19,12 @@ export interface RequestLine {
   now?: number;
 }
 
-const KEY_SHAPED = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]*`, 'g');
+/** The path of a URL as logged: no query, key-shaped text masked however it was encoded, 512 characters at most. */
 export const safePath = (url: string) => {
   const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).slice(0, 512);
-  return path.includes(KEY_PREFIX) ? path.replace(KEY_SHAPED, `${KEY_PREFIX}[redacted]`) : path;
+  const path = q < 0 ? url : url.slice(0, q);
+  // masked before it is cut, so a cut never leaves half an escape that hid a key unmasked
+  return maskKeys(path.length > 4096 ? path.slice(0, 4096) : path).slice(0, 512);
 };
 
 /**
@@ -55,7 +56,7 @@ function pathParts(methodPaths: Map<string, Map<string, PathParts>>, method: str
     methodPath: Buffer.from(`"method":${JSON.stringify(method)},"path":${JSON.stringify(safePath(path))}`),
     withStatus: [],
   };
-  if (path.length > 512 || path.includes(KEY_PREFIX)) return parts;
+  if (path.length > 512 || holdsKey(path)) return parts;
   if (!byPath) {
     if (methodPaths.size >= 32) methodPaths.clear(); // node:http knows about 35 methods
     byPath = new Map();

@@ -46,7 +46,15 @@ export interface Limiter {
   hit(subject: string, now: number, holder?: WindowHolder): Decision | Promise<Decision>;
   /** The state without counting (for a 304, which is not counted). */
   peek(subject: string, now: number, holder?: WindowHolder): Decision | Promise<Decision>;
+  /**
+   * Takes back the request `counted` counted (one the service then failed to answer: an upstream
+   * 502 or 504), when its window is still open; best effort, never an error.
+   */
+  refund(subject: string, counted: Decision, holder?: WindowHolder): void | Promise<void>;
 }
+
+/** The decision as it stands once its request is refunded (the headers of the failed answer). */
+export const refunded = (d: Decision): Decision => ({ ...d, used: Math.max(0, d.used - 1) });
 
 /**
  * The decision on one request of `window`'s subject at `now`. Counting it, when allowed, changes the

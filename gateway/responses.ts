@@ -23,6 +23,11 @@ export interface GatewayResponse {
   account: string | null;
   /** UPSTREAM_URL mode: the body is this file at the origin (the headers above are ours). */
   proxy: string | null;
+  /**
+   * UPSTREAM_URL mode, a counted request: the answer when the origin fails it (502, 504), which
+   * takes the request back from the key's hour and says so in its rate-limit headers.
+   */
+  upstreamFailure: ((err: HttpError) => GatewayResponse) | null;
 }
 
 /** Every response is made here, so all have one shape (one hidden class for the code that writes them). */
@@ -32,7 +37,8 @@ export const response = (
   body: Buffer | null,
   account: string | null = null,
   proxy: string | null = null,
-): GatewayResponse => ({ status, headers, body, account, proxy });
+  upstreamFailure: GatewayResponse['upstreamFailure'] = null,
+): GatewayResponse => ({ status, headers, body, account, proxy, upstreamFailure });
 
 /** A JSON answer that is not a precomputed body (registration, health): never stored by a cache. */
 export function jsonResponse(status: number, body: Buffer, opts: { head?: boolean; account?: string | null } = {}) {

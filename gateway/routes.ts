@@ -9,7 +9,6 @@ import {
   grainKey,
   grainYearKey,
   type HandlerKind,
-  KEY_PREFIX,
   paramOf,
   ROUTES,
   type RouteName,
@@ -19,6 +18,7 @@ import {
   yearOfKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
+import { holdsKey } from './key-in-url.ts';
 import type { Resource } from './resource.ts';
 import type { Site } from './site.ts';
 
@@ -37,8 +37,11 @@ type RoutedKind =
   | { handler: 'data'; key: string; error?: undefined; resource?: Resource }
   | { handler: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
-/** Query parameter names that would carry a key in the URL (refused, never echoed). */
-const KEY_PARAMS: ReadonlySet<string> = new Set([
+/**
+ * Query parameter names that would carry a key in the URL: refused on every path whatever their
+ * value (docs/contract.md, Errors and HTTP), never echoed. Any other unknown parameter is ignored.
+ */
+export const KEY_PARAMS: ReadonlySet<string> = new Set([
   'api_key',
   'apikey',
   'api-key',
@@ -91,7 +94,8 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     } else if (name === 'limit') {
       if (seenLimit) return { handler: 'data', error: ERRORS.repeatedParam };
       seenLimit = true;
-      if (!/^\d{1,3}$/.test(value)) return { handler: 'data', error: ERRORS.badLimit };
+      // base 10, digits alone, leading zeros allowed (05 and 0100 are 5 and 100; docs/contract.md, Endpoints)
+      if (!/^[0-9]+$/.test(value)) return { handler: 'data', error: ERRORS.badLimit };
       limit = Number(value);
       if (limit < 1 || limit > CHANGELOG_MAX_LIMIT) return { handler: 'data', error: ERRORS.badLimit };
     }
@@ -196,8 +200,9 @@ export function route(method: string, target: string, site: Site): Routed {
   const query = q < 0 ? '' : url.slice(q + 1);
 
   const name = routeOf(path);
-  // A key anywhere in the URL is refused before anything else: URLs end up in logs and histories.
-  if (url.includes(KEY_PREFIX) || (query && hasKeyInQuery(query)))
+  // A key anywhere in the URL, however encoded, is refused before anything else: URLs end up in
+  // logs and histories.
+  if (holdsKey(url) || (query && hasKeyInQuery(query)))
     return name === null ? KEY_IN_URL : { handler: null, error: ERRORS.keyInQuery, row: name };
   if (name === null) return NOT_FOUND;
   const row: RouteRow = ROUTES[name];

@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import httpProxy from 'http-proxy';
 import { API_KEY_FIELD } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
-import { errorResponse } from './responses.ts';
+import { errorResponse, type GatewayResponse } from './responses.ts';
 
 /** A client's headers the origin never sees: the key, credentials, and the conditions the gateway answers itself. */
 const NOT_FORWARDED = [
@@ -25,7 +25,8 @@ const { upstreamFailed, upstreamTimeout } = ERRORS;
  * UPSTREAM_URL: the body of a response is the bytes of one precompressed file at the origin,
  * streamed through http-proxy under the gateway's own headers (validators and encoding come from
  * the manifest). The client's key, cookies and conditionals are not passed on. Failure is 502,
- * no answer within the timeout 504, with the usual JSON error body.
+ * no answer within the timeout 504, with the usual JSON error body; for a counted request, the
+ * app's answer, which takes it back from the key's hour (app.ts, upstreamFailure).
  */
 export function createUpstreamProxy(base: string, timeoutMs: number) {
   interface Pending {
@@ -33,6 +34,8 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
     expectedLength: string;
     timedOut: boolean;
     settled: boolean;
+    /** The app's answer to a failure (a counted request's, with its rate-limit headers); else the plain error. */
+    failure: GatewayResponse['upstreamFailure'];
     done: (status: number) => void;
   }
   const pending = new WeakMap<IncomingMessage, Pending>();
@@ -52,7 +55,7 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
     p.settled = true;
     if (res.headersSent) res.destroy();
     else {
-      const r = errorResponse(err);
+      const r = p.failure ? p.failure(err) : errorResponse(err);
       res.writeHead(r.status, r.headers);
       res.end(r.body);
     }
@@ -90,7 +93,17 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
     forward(
       req: IncomingMessage,
       res: ServerResponse,
-      { path, headers, done }: { path: string; headers: string[]; done: (status: number) => void },
+      {
+        path,
+        headers,
+        failure,
+        done,
+      }: {
+        path: string;
+        headers: string[];
+        failure: GatewayResponse['upstreamFailure'];
+        done: (status: number) => void;
+      },
     ) {
       const i = headers.indexOf('Content-Length');
       const p: Pending = {
@@ -98,6 +111,7 @@ export function createUpstreamProxy(base: string, timeoutMs: number) {
         expectedLength: i >= 0 ? headers[i + 1]! : '',
         timedOut: false,
         settled: false,
+        failure,
         done,
       };
       pending.set(req, p);

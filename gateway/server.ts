@@ -132,7 +132,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (closing || (!req.complete && (request.bodyRead || request.method === 'POST')))
       headers = headers.concat('Connection', 'close');
     if (r.proxy !== null && proxy) {
-      proxy.forward(req, res, { path: r.proxy, headers, done: (status) => finish(request, status, r.account) });
+      const done = (status: number) => finish(request, status, r.account);
+      proxy.forward(req, res, { path: r.proxy, headers, failure: r.upstreamFailure, done });
       return;
     }
     res.writeHead(r.status, headers);

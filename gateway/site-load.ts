@@ -18,14 +18,30 @@ export function diskReader(siteDir: string): BuildReader {
   return { read: (path) => readFile(join(siteDir, path)), bodiesStay: false };
 }
 
+/** A file the static origin did not give: a sentence naming UPSTREAM_URL, the file and why. */
+export class UpstreamError extends Error {}
+
+/** Why a fetch failed, in words: fetch's own message is "fetch failed", its cause says why. */
+function failureOf(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error && err.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
+  const cause = err instanceof Error ? (err.cause as NodeJS.ErrnoException | undefined) : undefined;
+  return cause?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
 /** UPSTREAM_URL: the pointer, the manifest and the pages come from the static origin. */
 export function upstreamReader(base: string, timeoutMs: number): BuildReader {
   // the pointer changes in place: a cache between must ask the origin; a build's files never change
   const fresh = { 'cache-control': 'no-cache' };
   const read = async (path: string) => {
     const headers = path === POINTER_FILE ? fresh : undefined;
-    const res = await fetch(`${base}/${path}`, { signal: AbortSignal.timeout(timeoutMs), headers });
-    if (!res.ok) throw new Error(`the upstream origin answered ${res.status} for ${path}`);
+    const fail = (why: string) => new UpstreamError(`UPSTREAM_URL ${base}: ${path} could not be fetched (${why})`);
+    let res: Response;
+    try {
+      res = await fetch(`${base}/${path}`, { signal: AbortSignal.timeout(timeoutMs), headers });
+    } catch (err) {
+      throw fail(failureOf(err, timeoutMs));
+    }
+    if (!res.ok) throw fail(`the origin answered ${res.status}`);
     return Buffer.from(await res.arrayBuffer());
   };
   return { read, bodiesStay: true };

@@ -1,5 +1,5 @@
 // npm run accounts -- list [--sort created|last-used|requests] [--csv] | show <email> [--csv]
-//                   | revoke <email> <key id> | revoke <email> --all
+//                   | revoke <email> <key id> | revoke <email> --all | revoke-leaked < key
 // Works on the gateway's own store: REDIS_URL's Redis when set, else STATE_DIR's SQLite file.
 // A revoked key is refused by running gateways within their bound (docs/operations.md). Usage
 // (requests, last use) is what the gateways had saved: up to a checkpoint behind (SQLite).
@@ -12,12 +12,13 @@ import { redisAccountQueries } from '../gateway/store/redis-account-queries.ts';
 import { openRedisClient } from '../gateway/store/redis-client.ts';
 import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite-schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
+import { KEY_NOT_AN_ARGUMENT, readStandardInput, revokeLeaked } from './revoke-leaked.ts';
 
 const spec = {
   command: 'npm run accounts --',
   usage:
     'list [--sort created|last-used|requests] [--csv] | show <email> [--csv] | revoke <email> <key id> ' +
-    '| revoke <email> --all',
+    '| revoke <email> --all | revoke-leaked < file holding the key',
   help: `
 Lists, shows and revokes accounts and keys in the gateway's own store: REDIS_URL's Redis when set,
 else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
@@ -28,8 +29,11 @@ else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
   show EMAIL      one account and each of its keys (--csv as for list)
   revoke EMAIL KEY_ID   revoke one key (show lists the ids)
   revoke EMAIL --all    revoke every live key of the account
+  revoke-leaked   revoke the key read from standard input (a leaked key someone reported), and
+                  name its account and key id; never pass the key as an argument
 
-Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.`,
+Exit codes: 0 done, 1 no such account or key, a key already revoked, or no key on standard input
+(or the store cannot be reached), 2 usage.`,
   options: { sort: { type: 'string' }, csv: { type: 'boolean' }, all: { type: 'boolean' } },
   positionals: true,
 } as const;
@@ -87,7 +91,7 @@ function csvRows(a: AccountRow): string[] {
 }
 
 interface Call {
-  command: 'list' | 'show' | 'revoke';
+  command: 'list' | 'show' | 'revoke' | 'revoke-leaked';
   email: string;
   keyId: string | null;
   sort: keyof typeof SORTS;
@@ -99,10 +103,15 @@ function readCall(argv: string[]): Call {
   const { values, positionals } = readArgs(spec, argv);
   const [command, rawEmail, keyId, ...rest] = positionals;
   const fail = (message: string) => usageExit(spec, message);
+  const commands = 'list, show, revoke or revoke-leaked';
+  if (command === 'revoke-leaked') {
+    // a word after it may be the key: refused without repeating it
+    if (positionals.length > 1) fail(KEY_NOT_AN_ARGUMENT);
+    if (Object.keys(values).length) fail('revoke-leaked takes no option');
+    return { command, email: '', keyId: null, sort: 'created', csv: false };
+  }
   if (command !== 'list' && command !== 'show' && command !== 'revoke') {
-    return fail(
-      command ? `unknown command "${command}": list, show or revoke` : 'a command is missing: list, show or revoke',
-    );
+    return fail(command ? `unknown command "${command}": ${commands}` : `a command is missing: ${commands}`);
   }
   const sort = values.sort ?? 'created';
   if (!(sort in SORTS)) fail(`--sort must be created, last-used or requests, not "${sort}"`);
@@ -120,6 +129,7 @@ function readCall(argv: string[]): Call {
 
 async function run(q: AccountQueries, call: Call): Promise<number> {
   const { command, email } = call;
+  if (command === 'revoke-leaked') return revokeLeaked(q, await readStandardInput(), Date.now());
   if (command === 'list') {
     const rows = (await q.list()).sort(SORTS[call.sort]);
     if (call.csv) {

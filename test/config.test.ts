@@ -9,6 +9,15 @@ import { ConfigError, loadConfig } from '../gateway/config.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
 
+/** A port nothing listens on: one the system gave and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 describe('configuration', () => {
   const bad: [Record<string, string>, RegExp][] = [
     [{ PORT: '70000' }, /^PORT must be a whole number from 0 to 65535, not "70000"$/],
@@ -23,6 +32,10 @@ describe('configuration', () => {
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
     [{ HOST: 'a b' }, /^HOST must be an address/],
+    [{ HOST: ':::bad' }, /^HOST must be an address or host name \(0\.0\.0\.0, ::1, localhost\), not ":::bad"$/],
+    [{ HOST: '1.2.3.999' }, /^HOST must be an address/],
+    [{ HOST: 'a..b' }, /^HOST must be an address/],
+    [{ HOST: '127.0.0.1:8080' }, /^HOST must be an address/],
     [{ ACCESS_LOG: 'some' }, /^ACCESS_LOG must be one of all, errors, off, not "some"$/],
     [{ PUBLIC_URL: 'grain.example.org' }, /^PUBLIC_URL must be a URL/],
     [{ PUBLIC_URL: 'ftp://grain.example.org' }, /^PUBLIC_URL must start with http: or https:/],
@@ -68,6 +81,40 @@ describe('configuration', () => {
     assert.equal(run.status, 1);
     assert.match(run.stderr, /configuration error: RATE_LIMIT_PER_HOUR must be a whole number/);
   });
+
+  it('takes an IPv6 address with or without its brackets, and host names', () => {
+    assert.equal(loadConfig({ HOST: '[::1]' }).host, '::1');
+    assert.equal(loadConfig({ HOST: '::1' }).host, '::1');
+    assert.equal(loadConfig({ HOST: 'gateway-1.internal' }).host, 'gateway-1.internal');
+  });
+
+  // docs/contract.md, Configuration: a bad value stops start-up with a message naming the variable,
+  // also one that only the network can refuse
+  const refusals: [string, () => Promise<Record<string, string>>, RegExp][] = [
+    ['HOST not an address', async () => ({ HOST: ':::bad' }), /^configuration error: HOST must be an address/],
+    [
+      'HOST not an address of this machine',
+      async () => ({ HOST: '192.0.2.1' }), // TEST-NET-1 (RFC 5737): nobody's
+      /^start-up refused: HOST 192\.0\.2\.1 is not an address of this machine: set HOST to one of its addresses/,
+    ],
+    [
+      'UPSTREAM_URL that nothing answers',
+      async () => ({ UPSTREAM_URL: `http://127.0.0.1:${await closedPort()}` }),
+      /^start-up refused: UPSTREAM_URL http:\/\/127\.0\.0\.1:\d+: current\.json could not be fetched \(connect ECONN/,
+    ],
+  ];
+  for (const [name, env, message] of refusals) {
+    it(`stops start-up with one sentence naming the variable: ${name}`, async () => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+        cwd: root,
+        env: { ...process.env, PORT: '0', STATE_DIR: tempDir('refused'), SITE_DIR: realSiteDir(), ...(await env()) },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, message);
+      assert.equal(run.stderr.trim().split('\n').length, 1, `one line, no stack: ${run.stderr}`);
+    });
+  }
 
   it('stops start-up with a sentence when the port is taken, no stack', async () => {
     const holder = createServer();

@@ -46,6 +46,8 @@ describe('registration by form post', () => {
       const key = /<code id="api-key" class="key">(ggt_[A-Za-z0-9_-]+)<\/code>/.exec(html)?.[1];
       assert.ok(key, 'the key is on the page');
       assert.match(html, /shown only once/);
+      // docs/contract.md, Getting a key back: the page that shows a key says how to get one back
+      assert.match(html, /If you lose it, register again .*or get a\s+key back by mail on the <a href="\/recover">/s);
       assert.ok(
         html.includes(`<code id="curl-line">curl -H 'X-API-Key: ${key}' '${ORIGIN}/api/grains'</code>`),
         'the command names this origin, quoted',

@@ -115,6 +115,10 @@ describe('changelog', () => {
     ['/api/changelog?limit=1', 1],
     ['/api/changelog?limit=100', Math.min(all, 100)],
     ['/api/changelog?limit=020', Math.min(all, 20)],
+    // base 10, leading zeros allowed (docs/contract.md, Endpoints): however many
+    ['/api/changelog?limit=05', Math.min(all, 5)],
+    ['/api/changelog?limit=0100', Math.min(all, 100)],
+    ['/api/changelog?limit=00000000007', Math.min(all, 7)],
     ['/api/changelog?grain_id=cwrs', of('CWRS')],
     ['/api/changelog?grain_id=SOYBEANS&limit=5', Math.min(of('SOYBEANS'), 5)],
     ['/api/changelog?limit=5&grain_id=Corn_Ce', Math.min(of('CORN_CE'), 5)],
@@ -143,6 +147,10 @@ describe('changelog', () => {
 
   const bad: [string, string][] = [
     ['/api/changelog?limit=0', MESSAGES.badLimit],
+    ['/api/changelog?limit=000', MESSAGES.badLimit],
+    ['/api/changelog?limit=0101', MESSAGES.badLimit],
+    ['/api/changelog?limit=%2B5', MESSAGES.badLimit],
+    ['/api/changelog?limit=0x10', MESSAGES.badLimit],
     ['/api/changelog?limit=101', MESSAGES.badLimit],
     ['/api/changelog?limit=1.5', MESSAGES.badLimit],
     ['/api/changelog?limit=abc', MESSAGES.badLimit],

@@ -71,3 +71,26 @@ describe('memory limiter: holders', () => {
     assert.equal(limiter.peek('a', t0 + 1).used, 1);
   });
 });
+
+describe('memory limiter: a refund (an upstream 502 or 504, docs/contract.md, Authentication and limits)', () => {
+  it('takes the request back from the window that counted it, its usage too', () => {
+    const limiter = createMemoryLimiter({ limit: 2 });
+    const holder: WindowHolder = {};
+    limiter.hit('k1', t0, holder);
+    const second = limiter.hit('k1', t0 + 1, holder);
+    assert.equal(limiter.hit('k1', t0 + 2, holder).allowed, false, 'the hour is spent');
+    limiter.refund('k1', second, holder);
+    assert.equal(limiter.hit('k1', t0 + 3).used, 2, 'the refunded request is counted again, once');
+    assert.deepEqual(usage(limiter), { k1: 2 });
+  });
+
+  it('takes nothing from a later window, nor from a subject it never counted', () => {
+    const limiter = createMemoryLimiter({ limit: 5 });
+    const old = limiter.hit('k1', t0);
+    limiter.hit('k1', t0 + WINDOW_MS); // the next hour opens
+    limiter.refund('k1', old);
+    limiter.refund('k2', old);
+    assert.equal(limiter.peek('k1', t0 + WINDOW_MS + 1).used, 1);
+    assert.equal(limiter.peek('k2', t0 + 1).used, 0);
+  });
+});

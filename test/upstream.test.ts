@@ -3,10 +3,14 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { untilStoreReady } from './helpers/inject.ts';
+import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
+import { suite } from './helpers/suite.ts';
 
 describe('upstream static origin', () => {
   let origin: StaticOrigin;
@@ -81,15 +85,22 @@ describe('upstream static origin', () => {
   });
 
   it('504 when the origin is slower than UPSTREAM_TIMEOUT_MS, then recovers', async () => {
+    const used = Number((await get(remote.url, '/api/grains/CANOLA', remoteKey)).headers['x-ratelimit-used']);
     origin.delayMs = 3_000;
     try {
       const res = await get(remote.url, '/api/grains/CANOLA', remoteKey);
       assert.equal(res.status, 504);
       assert.deepEqual(res.json(), errorJson('upstreamTimeout', 504));
+      // docs/contract.md, Authentication and limits: not counted, and its headers say so
+      assert.equal(res.headers['x-ratelimit-used'], String(used));
+      assert.equal(res.headers['x-ratelimit-remaining'], String(100_000 - used));
+      assert.match(String(res.headers.ratelimit), /^"default";r=\d+;t=\d+$/);
     } finally {
       origin.delayMs = 0;
     }
-    assert.equal((await get(remote.url, '/api/grains/CANOLA', remoteKey)).status, 200);
+    const next = await get(remote.url, '/api/grains/CANOLA', remoteKey);
+    assert.equal(next.status, 200);
+    assert.equal(next.headers['x-ratelimit-used'], String(used + 1), 'the 504 took nothing from the hour');
   });
 
   it('502 when the origin lacks the file, and when it is down; the gateway stays up', async () => {
@@ -115,15 +126,55 @@ describe('upstream static origin', () => {
       const missing = await get(a.url, '/api/grains/SOYBEANS', await register(a.url, 'missing@example.com'));
       assert.equal(missing.status, 502);
       assert.deepEqual(missing.json(), errorJson('upstreamFailed', 502));
+      assert.equal(missing.headers['x-ratelimit-used'], '0', 'a 502 is not counted');
+      assert.equal(missing.headers['x-ratelimit-remaining'], '100');
       const key = await register(b.url, 'down@example.com');
       await doomed.close();
       const down = await get(b.url, '/api/grains/SOYBEANS', key);
       assert.equal(down.status, 502);
       assert.deepEqual(down.json(), errorJson('upstreamFailed', 502));
+      assert.equal(down.headers['x-ratelimit-used'], '0');
+      assert.equal((await get(b.url, '/api/grains/SOYBEANS', key)).headers['x-ratelimit-used'], '0', 'nor the next');
       assert.equal((await get(b.url, '/health')).status, 200);
     } finally {
       await Promise.all([a.close(), b.close()]);
       await broken.close();
+    }
+  });
+});
+
+// docs/contract.md, Authentication and limits: a request the origin failed is taken back from the
+// key's hour on Redis too, where the window is the server's.
+suite('upstream failures on Redis', await redisSkipReason(), () => {
+  it('a 502 is not counted: its headers and the next answer say so', async () => {
+    const prefix = uniquePrefix();
+    const origin = await startStaticOrigin(realSiteDir());
+    const g = await startTestGateway({
+      UPSTREAM_URL: origin.url,
+      SITE_DIR: '/nonexistent',
+      REDIS_URL: SHARED_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+    });
+    try {
+      await untilStoreReady(g.gateway.app);
+      const key = await register(g.url, 'upstream-redis@example.com');
+      assert.equal((await get(g.url, '/api/grains/CWRS', key)).headers['x-ratelimit-used'], '1');
+      await origin.close();
+      const failed = await get(g.url, '/api/grains/CWRS', key);
+      assert.equal(failed.status, 502);
+      assert.equal(failed.headers['x-ratelimit-used'], '1');
+      assert.equal(failed.headers['x-ratelimit-remaining'], '99');
+      const again = await get(g.url, '/api/grains/CWRS', key);
+      assert.equal(again.headers['x-ratelimit-used'], '1', 'the refund reached Redis before the next count');
+      const account = await g.gateway.store.show('upstream-redis@example.com');
+      assert.equal(account?.keys[0]?.requests, 1, "the key's total keeps only the answered request");
+    } finally {
+      await g.close();
+      await origin.close().catch(() => {});
+      const r = new Redis(SHARED_REDIS);
+      const keys = await r.keys(`${prefix}*`);
+      if (keys.length) await r.del(...keys);
+      r.disconnect();
     }
   });
 });

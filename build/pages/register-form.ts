@@ -3,7 +3,7 @@
 // JavaScript, to a route of its own; page.js enhances it in place, posting JSON to the API's route
 // (both paths from the route table, and the key's header, in the form's attributes). `slots`
 // writes the gateway's slots instead of values (the error page's template).
-import { API_KEY_HEADER, EMAIL_MAX_LENGTH, ROUTES, SLOTS } from '../site-format.ts';
+import { API_KEY_HEADER, EMAIL_MAX_LENGTH, LIVE_KEYS_PER_ACCOUNT, ROUTES, SLOTS } from '../site-format.ts';
 import { type Html, html, raw } from './html.ts';
 
 export function registrationForm(values: { email: string; error: string } | 'slots' = { email: '', error: '' }) {
@@ -29,10 +29,12 @@ export function keyResult(key: string | Html, curl: string | Html, heading: 'h1'
   const h = raw(heading);
   return html`<${h} id="result-title" tabindex="-1">Your API key</${h}>
 <p class="warning"><strong>Copy it now: it is shown only once.</strong> We keep only a hash of it and cannot show it
-again. If you lose it, register again for a new one.</p>
+again.</p>
 <div class="copyable"><code id="api-key" class="key">${key}</code>
 <button type="button" class="copy" data-copy="api-key" hidden>Copy key</button></div>
 <p id="copy-status" class="hint" aria-live="polite"></p>
+<p>If you lose it, register again for a new one (an address holds up to ${LIVE_KEYS_PER_ACCOUNT} live keys), or get a
+key back by mail on the <a href="${ROUTES.recoverPage.path}">recovery page</a>, which replaces all of them.</p>
 <p>Next, fetch the list of classes with it (keep the key out of client-side code and public repositories, for instance
 in an environment variable):</p>
 <div class="copyable"><pre tabindex="0"><code id="curl-line">${curl}</code></pre>

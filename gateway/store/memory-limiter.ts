@@ -1,7 +1,7 @@
 // The hourly windows held in this process's memory: the embedded store's (sqlite.ts saves and
 // restores them) and Redis's stand-in during an outage (redis-outage.ts). The arithmetic of one
 // window is rate-limit.ts's.
-import { decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
+import { type Decision, decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */
 export type SavedWindow = [subject: string, start: number, count: number, last?: number];
@@ -60,6 +60,15 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
   return {
     hit: (subject: string, now: number, holder?: WindowHolder) => apply(subject, now, true, holder),
     peek: (subject: string, now: number, holder?: WindowHolder) => apply(subject, now, false, holder),
+    refund(subject: string, counted: Decision, holder?: WindowHolder) {
+      const kept = holder?.window as HeldWindow | undefined;
+      const w = kept !== undefined && !kept.dropped ? kept : windows.get(subject);
+      // only in the window that counted it: a new hour has a count of its own
+      if (w === undefined || w.start + WINDOW_MS !== counted.resetAt || w.count === 0) return;
+      w.count--;
+      if (w.unsaved > 0) w.unsaved--;
+      changed = true;
+    },
     /**
      * Drops the windows whose hour is over and gives the others (for saving). One with usage not
      * yet settled is kept until it is, but not given.

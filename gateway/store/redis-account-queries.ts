@@ -1,8 +1,9 @@
 // The operators' view of the accounts in Redis (npm run accounts, scripts/accounts.ts): list, show
 // and revoke, read and written with the same keys and scripts as the gateway's store (redis.ts).
+import { digestHex } from '../keys.ts';
 import type { Scripted } from './redis-client.ts';
-import { redisKeys } from './redis-keys.ts';
-import type { AccountQueries, AccountRow } from './types.ts';
+import { parseKeyEntry, redisKeys } from './redis-keys.ts';
+import type { AccountQueries, AccountRow, FoundKey } from './types.ts';
 
 /** The operators' queries (also used by scripts/accounts.ts). */
 export function redisAccountQueries(
@@ -43,5 +44,29 @@ export function redisAccountQueries(
       return id ? row(id) : null;
     },
     revoke: (email, keyId, now) => client.revokeAccount(keyOf.email(email), now, prefix, keyId ?? ''),
+    async revokeByDigest(digest, now) {
+      const hex = digestHex(digest);
+      const live = await client.get(keyOf.key(hex));
+      // the same script as DELETE /api/keys/current: every instance hears of it and forgets the key
+      if (live !== null && (await client.revokeKey(keyOf.key(hex), now, prefix, hex)) === 1) {
+        const { keyId, email } = parseKeyEntry(live);
+        return { email, keyId, revokedAt: now, revokedNow: true };
+      }
+      return revokedEarlier(hex);
+    },
   };
+
+  /** A key no longer live, looked for among every key issued: an operator's rare question, a scan. */
+  async function revokedEarlier(hex: string): Promise<FoundKey | null> {
+    for await (const names of client.scanStream({ match: keyOf.keyInfo('*'), count: 1_000 })) {
+      for (const name of names as string[]) {
+        const [hash, account, revokedAt] = await client.hmget(name, 'hash', 'account', 'revoked_at');
+        if (hash !== hex || !account) continue;
+        const email = (await client.hget(keyOf.account(account), 'email')) ?? '';
+        const keyId = name.slice(keyOf.keyInfo('').length);
+        return { email, keyId, revokedAt: Number(revokedAt ?? 0), revokedNow: false };
+      }
+    }
+    return null;
+  }
 }

@@ -7,6 +7,7 @@ import {
   ADD_USAGE_SCRIPT,
   LIVE_KEYS_SCRIPT,
   MIGRATE_SCRIPT,
+  REFUND_SCRIPT,
   REGISTER_SCRIPT,
   REVOKE_ACCOUNT_SCRIPT,
   REVOKE_KEY_SCRIPT,
@@ -23,6 +24,7 @@ export type Scripted = Redis & {
     count: string,
     touch: string,
   ): Promise<[number, number, number]>;
+  refundWindow(key: string, info: string, start: number, touch: string): Promise<number>;
   registerKey(
     emailKey: string,
     seq: string,
@@ -53,6 +55,7 @@ export function connect(url: string, commandTimeout: number): Scripted {
   }) as Scripted;
   client.defineCommand('window', { numberOfKeys: 2, lua: WINDOW_SCRIPT });
   client.defineCommand('registerKey', { numberOfKeys: 4, lua: REGISTER_SCRIPT });
+  client.defineCommand('refundWindow', { numberOfKeys: 2, lua: REFUND_SCRIPT });
   client.defineCommand('revokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_SCRIPT });
   client.defineCommand('revokeAccount', { numberOfKeys: 1, lua: REVOKE_ACCOUNT_SCRIPT });
   client.defineCommand('migrateKeys', { numberOfKeys: 3, lua: MIGRATE_SCRIPT });

@@ -26,3 +26,14 @@ export function redisKeys(prefix: string) {
     revoked: `${prefix}revoked`,
   };
 }
+
+/**
+ * A live key's entry, "<account>\t<key id>\t<email>"; before keys had ids of their own,
+ * "<account>\t<email>", the key's id the account's.
+ */
+export function parseKeyEntry(value: string): { id: string; keyId: string; email: string } {
+  const fields = value.split('\t');
+  return fields.length >= 3
+    ? { id: fields[0]!, keyId: fields[1]!, email: fields.slice(2).join('\t') }
+    : { id: fields[0]!, keyId: fields[0]!, email: fields[1] ?? '' };
+}

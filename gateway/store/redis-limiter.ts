@@ -51,5 +51,11 @@ export function redisLimiter(
     // the bound this gives).
     return outage.countLocally(kind, limit, key, subject, now, count);
   };
-  return { hit: (s, now) => run(s, now, true), peek: (s, now) => run(s, now, false) };
+  const refund = async (subject: string, counted: Decision) => {
+    if (!outage.up) return outage.refundLocally(kind, subject, counted);
+    const key = k.window(kind, subject);
+    const info = kind === 'req' ? k.keyInfo(subject) : key;
+    await client.refundWindow(key, info, counted.resetAt - WINDOW_MS, kind === 'req' ? '1' : '0').catch(() => {});
+  };
+  return { hit: (s, now) => run(s, now, true), peek: (s, now) => run(s, now, false), refund };
 }

@@ -19,6 +19,8 @@ export interface RedisOutage {
   remember(key: string, start: number, count: number): void;
   /** Counts a request of `subject` here (or only peeks), from what Redis last said of `key`. */
   countLocally(kind: string, limit: number, key: string, subject: string, now: number, count: boolean): Decision;
+  /** Takes back a request counted here during the outage. */
+  refundLocally(kind: string, subject: string, counted: Decision): void;
 }
 
 export function trackOutage(opts: {
@@ -71,6 +73,7 @@ export function trackOutage(opts: {
       }
       return count ? local.hit(subject, now) : local.peek(subject, now);
     },
+    refundLocally: (kind, subject, counted) => outage.get(kind)?.refund(subject, counted),
   };
 
   const setState = (next: boolean, why?: string) => {

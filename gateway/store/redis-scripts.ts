@@ -35,6 +35,16 @@ if ARGV[5] == '1' then
 end
 return {1, used, start + win}`;
 
+// KEYS: window, the subject's info hash. ARGV: the window's start, touch. Takes back one request
+// the window counted (one the service failed to answer), in that same window only; with touch, from
+// the key's total too.
+export const REFUND_SCRIPT = `
+local s = redis.call('HMGET', KEYS[1], 'start', 'count')
+if tonumber(s[1]) ~= tonumber(ARGV[1]) or (tonumber(s[2]) or 0) < 1 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'count', -1)
+if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRBY', KEYS[2], 'requests', -1) end
+return 1`;
+
 // KEYS: a key's info hash. ARGV: requests, last use. Adds requests an instance counted in its own
 // memory while Redis was away (redis.ts) to a key that still has its info; the later use wins.
 export const ADD_USAGE_SCRIPT = `

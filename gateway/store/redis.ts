@@ -7,7 +7,7 @@
 // - redis-limiter.ts: the hourly windows;
 // - redis-verified-keys.ts: keys verified lately, kept in memory, forgotten when revoked;
 // - redis-key-migration.ts: the one-time move of keys stored before they had ids;
-// - redis-account-queries.ts: the operators' list, show and revoke.
+// - redis-account-queries.ts: the operators' list, show and revoke (by e-mail, or by a key's value).
 // Redis unreachable: nothing is queued (commands fail at once), a key verified within the last
 // OUTAGE_GRACE_MS keeps working, anything else gets 503.
 
@@ -16,7 +16,7 @@ import { digestHex, hashKey } from '../keys.ts';
 import { redisAccountQueries } from './redis-account-queries.ts';
 import { connect, writeCoalescer } from './redis-client.ts';
 import { migrateKeysOnConnect } from './redis-key-migration.ts';
-import { redisKeys } from './redis-keys.ts';
+import { parseKeyEntry, redisKeys } from './redis-keys.ts';
 import { redisLimiter } from './redis-limiter.ts';
 import { trackOutage } from './redis-outage.ts';
 import { redisRecovery } from './redis-recovery.ts';
@@ -98,12 +98,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         verified.delete(key);
         return null;
       }
-      // "<account>\t<key id>\t<email>"; before keys had ids of their own, "<account>\t<email>"
-      const fields = value.split('\t');
-      const account =
-        fields.length >= 3
-          ? { id: fields[0]!, keyId: fields[1]!, email: fields.slice(2).join('\t') }
-          : { id: fields[0]!, keyId: fields[0]!, email: fields[1] ?? '' };
+      const account = parseKeyEntry(value);
       verified.set(key, { account, at: now, hashHex: hex });
       return account;
     },
@@ -147,6 +142,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     list: guarded(queries.list),
     show: guarded(queries.show),
     revoke: guarded(queries.revoke),
+    revokeByDigest: guarded(queries.revokeByDigest),
     status: outage.status,
     async close() {
       subscriber.disconnect();

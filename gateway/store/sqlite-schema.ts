@@ -3,8 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { digestBytes } from '../keys.ts';
 import { createRecoveryTables } from './sqlite-recovery.ts';
-import type { AccountQueries, AccountRow, KeyRow } from './types.ts';
+import type { AccountQueries, AccountRow, FoundKey, KeyRow } from './types.ts';
 
 export const DB_FILE = 'gateway.sqlite';
 
@@ -91,6 +92,22 @@ export function accountQueries(db: Database.Database): AccountQueries {
     `UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL
      AND account_id = (SELECT id FROM accounts WHERE email = ?)`,
   );
+  const byDigest = db.prepare<[Buffer], { keyId: string; email: string; revokedAt: number | null }>(
+    `SELECT CAST(k.id AS TEXT) AS keyId, a.email, k.revoked_at AS revokedAt FROM api_keys k
+     JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+  );
+  const revokeId = db.prepare<[number, string]>(
+    'UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND id = CAST(? AS INTEGER)',
+  );
+  // one transaction: a gateway revoking the same key at the same moment leaves one revocation time
+  const revokeByDigest = db.transaction((digest: string, now: number): FoundKey | null => {
+    const row = byDigest.get(digestBytes(digest));
+    if (!row) return null;
+    if (row.revokedAt !== null)
+      return { email: row.email, keyId: row.keyId, revokedAt: row.revokedAt, revokedNow: false };
+    revokeId.run(now, row.keyId);
+    return { email: row.email, keyId: row.keyId, revokedAt: now, revokedNow: true };
+  });
   const withKeys = (a: Omit<AccountRow, 'keys'>): AccountRow => ({ ...a, keys: keysOf.all(a.id) });
   return {
     list: () => accounts.all().map(withKeys),
@@ -100,5 +117,6 @@ export function accountQueries(db: Database.Database): AccountQueries {
     },
     revoke: (email, keyId, now) =>
       keyId === null ? revokeAll.run(now, email).changes : revokeOne.run(now, keyId, email).changes,
+    revokeByDigest: (digest, now) => revokeByDigest(digest, now),
   };
 }

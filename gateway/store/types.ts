@@ -62,12 +62,25 @@ interface RecoveryTokens {
   use(digest: string, keyDigest: string, now: number): Recovered | Promise<Recovered>;
 }
 
+/**
+ * A key found by its value (npm run accounts -- revoke-leaked): its account's address, its id, and
+ * when it was revoked: `now` when this call revoked it, earlier when it already was.
+ */
+export interface FoundKey {
+  email: string;
+  keyId: string;
+  revokedAt: number;
+  revokedNow: boolean;
+}
+
 /** The operators' view (scripts/accounts.ts). */
 export interface AccountQueries {
   list(): AccountRow[] | Promise<AccountRow[]>;
   show(email: string): AccountRow | null | Promise<AccountRow | null>;
   /** Revokes one key of the account (by key id), or all its live keys (null); how many were live. */
   revoke(email: string, keyId: string | null, now: number): number | Promise<number>;
+  /** Revokes the key whose SHA-256 is `digest` (hashKey), live or not; null when none was ever issued. */
+  revokeByDigest(digest: string, now: number): FoundKey | null | Promise<FoundKey | null>;
 }
 
 export interface Store extends AccountQueries {

@@ -276,11 +276,21 @@ export function runAccounts(
   env: Record<string, string | undefined>,
   ...args: string[]
 ): Promise<{ status: number; stdout: string; stderr: string }> {
+  return runAccountsWithInput(env, '', ...args);
+}
+
+/** npm run accounts as runAccounts runs it, with `input` on its standard input (then closed). */
+export function runAccountsWithInput(
+  env: Record<string, string | undefined>,
+  input: string,
+  ...args: string[]
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
       cwd: root,
       env: { ...process.env, ...env },
     });
+    child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));

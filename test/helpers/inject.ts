@@ -146,3 +146,12 @@ export async function injectRegister(app: App, email: string, headers: Record<st
 /** A GET, with the key when given. */
 export const injectGet = (app: App, url: string, key?: string, headers: Record<string, string> = {}) =>
   inject(app, { url, headers: key ? { 'x-api-key': key, ...headers } : headers });
+
+/** Waits until the app's store answers (a Redis store connects after the gateway starts). */
+export async function untilStoreReady(app: App, ms = 5_000): Promise<void> {
+  const t0 = Date.now();
+  while ((await injectGet(app, '/health')).json().store !== 'ok') {
+    if (Date.now() - t0 > ms) assert.fail(`the store was not ready within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
