@@ -2,7 +2,9 @@
 // CI's production step (.ci/run; docs/operations.md, "CI"): production the way operators run it,
 // each in a clean folder made from the files git knows (what a fresh clone holds):
 // 1. `npm ci --omit=dev && npm run build && npm start`: no devDependency is installed (so no tsx),
-//    the build publishes, the gateway serves a keyed request, `npm run backup` writes a copy and
+//    the build publishes, the gateway serves a keyed request, `npm run sync` copies the tables with
+//    it, `npm run grade` grades from the copy, `npm run client:pack` packs the client package,
+//    `npm run backup` writes a copy and
 //    refuses to overwrite it, SIGTERM stops it; a start with no build and nothing to build from
 //    is refused in one sentence.
 // 2. docs/deploy/Containerfile, replayed: every stage in a folder of its own standing for the
@@ -109,6 +111,7 @@ async function keyedRequest(/** @type {string} */ base) {
   assert.equal(record.status, 200);
   assert.equal(record.headers.get('x-ratelimit-used'), '1');
   assert.equal((await record.json()).grain_id, 'CWRS');
+  return api_key;
 }
 
 /** @param {{ child: import('node:child_process').ChildProcess, exited: Promise<unknown>, output: string[] }} server */
@@ -136,7 +139,15 @@ async function productionDependenciesOnly() {
   assert.match(built, /^published build \w+ in /m);
   say('npm start, a keyed request, npm run backup, SIGTERM');
   const server = await serve('npm', ['start'], dir, { PORT: String(await freePort()) });
-  await keyedRequest(server.base);
+  const key = await keyedRequest(server.base);
+  say('npm run sync, grade and client:pack: the client package, on the production dependencies');
+  const synced = run('npm', ['run', '-s', 'sync', '--', '--url', server.base, '--out', 'copy'], dir, { API_KEY: key });
+  assert.match(synced, /^synced: 23 new, 0 changed, 0 unchanged, 0 removed; 1 request\(s\) counted/m);
+  writeFileSync(join(dir, 'sample.json'), '{"values": {"ergot": 0.05}}');
+  assert.match(run('npm', ['run', '-s', 'grade', '--', 'CWRS', 'sample.json', '--copy', 'copy'], dir), /"result":/);
+  const tarball = run('npm', ['run', '-s', 'client:pack'], dir).trim().split('\n').at(-1) ?? '';
+  assert.match(tarball, /grain-tables-client-\d+\.\d+\.\d+\.tgz$/);
+  assert.ok(existsSync(tarball), tarball);
   assert.match(run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir), /backed up 1 accounts and 1 keys/);
   assert.match(run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir, {}, 1), /copy.sqlite exists/);
   await stop(server);
