@@ -69,6 +69,21 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
       body: { schema_version: SCHEMA_VERSION, ...sample, factor_groups: sample.factor_groups.slice(0, 1) },
       note: `Shortened here to the first of ${sample.factor_groups.length} factor groups.`,
     },
+    [op('snapshot')]: {
+      request: curl(ROUTES.snapshot.path),
+      status: 200,
+      headers: data,
+      body: {
+        schema_version: SCHEMA_VERSION,
+        crop_year: null,
+        count: ds.grains.length,
+        grains: [{ schema_version: SCHEMA_VERSION, ...sample, factor_groups: sample.factor_groups.slice(0, 1) }],
+        changelog: sorted.slice(0, 1),
+      },
+      note:
+        `Shortened here to one of ${ds.grains.length} records (each exactly as GET ${ROUTES.grain.path} serves it) ` +
+        `and the newest of ${sorted.length} changelog entries. Send its ETag back in If-None-Match: a 304 is free.`,
+    },
     [op('changelog')]: changelogExample(sorted, curl, data),
     [op('register', 'POST')]: {
       ...post('register', '{"email":"you@example.com"}', 201, newKey),
