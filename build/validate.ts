@@ -204,7 +204,6 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
     region: (src.region ?? null) as GrainRecord['region'],
     use_class: (src.use_class ?? null) as GrainRecord['use_class'],
     effective_crop_year: src.effective_crop_year,
-    // its own year until the dataset's past years are known (validateDataset)
     crop_years: [src.effective_crop_year],
     coverage_status: (src.coverage_status ?? 'complete') as GrainRecord['coverage_status'],
     grades,
@@ -238,7 +237,6 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
 
 /** One grain file on its own: schema, cells and cross-checks. */
 export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; record?: GrainRecord } {
-  // record: present once the schema holds; publish it only when errors is empty.
   const errors = schemaErrors(file, checkGrain);
   // An unknown (misspelt) field is ignored by what follows, so it must not hide the file's other
   // errors: the editor gets them all in one run (docs/dataset-editing.md). Any other schema error
@@ -256,7 +254,6 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
   const errors: DatasetError[] = [];
   const at = (file: LoadedFile, path: Path, message: string) =>
     errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
-
   errors.push(...schemaErrors(ds.index, checkIndex));
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())
