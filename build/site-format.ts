@@ -165,6 +165,9 @@ export const ROUTES = {
   home: row('/', GET, 'open', 'public'),
   docs: row('/docs', GET, 'open', 'public'),
   gradePage: row('/grade', GET, 'open', 'public'),
+  /** The tables as pages (docs/contract.md, The front door): the index first, so it is matched before the template. */
+  tables: row('/tables/', GET, 'open', 'public'),
+  table: row('/tables/{grain_id}', GET, 'open', 'public'),
   /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
   registerForm: row('/register', ['POST'], 'open', 'register_form'),
   /** A recovery mail's link and the "Lost your key?" form: GET changes nothing; POST asks or uses. */
@@ -177,6 +180,9 @@ export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
 /** The pages: HTML, rendered by the build. */
 export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
+
+/** The tables' pages: HTML anyone may read, with no slot to fill (docs/contract.md, The front door). */
+export const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
@@ -255,6 +261,9 @@ export const CROP_YEAR_PARAM = 'crop_year';
 export const grainYearKey = (grainId: string, cropYear: string) =>
   `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
+/** A class's table page, and as it stood in a crop year, by its canonical key. */
+export const tableKey = (grainId: string, cropYear?: string) =>
+  `${ROUTES.table.path.replace('{grain_id}', grainId)}${cropYear ? `?${CROP_YEAR_PARAM}=${cropYear}` : ''}`;
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a

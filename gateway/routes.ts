@@ -15,6 +15,7 @@ import {
   type RouteName,
   type RouteRow,
   routeOf,
+  tableKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import type { Resource } from './resource.ts';
@@ -149,20 +150,38 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
 
 /** docs/contract.md, Crop years: `?crop_year=2025/26`, the record as it stood in that crop year. */
 function grainOfYear(id: string, query: string, site: Site): Routed {
+  const year = cropYearIn(query);
+  if (typeof year !== 'string') return year ? { handler: 'data', error: year } : { handler: 'data', key: grainKey(id) };
+  const key = grainYearKey(id, year);
+  return site.routes.has(key) ? { handler: 'data', key } : { handler: 'data', error: ERRORS.unknownCropYear };
+}
+
+/** The query's crop year, null when it names none, or the error a malformed one gets. */
+function cropYearIn(query: string): string | null | HttpError {
   let year: string | null = null;
   for (const part of query.split('&')) {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
-    if (name === null || value === null) return { handler: 'data', error: ERRORS.badQuery };
+    if (name === null || value === null) return ERRORS.badQuery;
     if (name !== CROP_YEAR_PARAM) continue;
-    if (year !== null) return { handler: 'data', error: ERRORS.repeatedParam };
-    if (!isCropYear(value)) return { handler: 'data', error: ERRORS.badCropYear };
+    if (year !== null) return ERRORS.repeatedParam;
+    if (!isCropYear(value)) return ERRORS.badCropYear;
     year = value;
   }
-  if (year === null) return { handler: 'data', key: grainKey(id) };
-  const key = grainYearKey(id, year);
-  return site.routes.has(key) ? { handler: 'data', key } : { handler: 'data', error: ERRORS.unknownCropYear };
+  return year;
+}
+
+/** A table's page (docs/contract.md, The front door): the class's id in any case, `?crop_year=` as the API reads it. */
+function tablePage(path: string, query: string, site: Site): Routed {
+  const raw = decodePath(paramOf('table', path));
+  const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+  if (!id) return { handler: null, error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain, row: 'table' };
+  const year = query ? cropYearIn(query) : null;
+  if (year !== null && typeof year !== 'string') return { handler: null, error: year, row: 'table' };
+  const key = tableKey(id, year ?? undefined);
+  if (site.routes.has(key)) return { handler: 'public', key, row: 'table' };
+  return { handler: null, error: ERRORS.unknownCropYear, row: 'table' };
 }
 
 /** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
@@ -200,7 +219,7 @@ export function route(method: string, target: string, site: Site): Routed {
     case 'data':
       return { ...DATA[name]!(path, query, site), row: name };
     case 'public':
-      return { handler: 'public', key: path, row: name };
+      return name === 'table' ? tablePage(path, query, site) : { handler: 'public', key: path, row: name };
     default:
       return { handler: row.handler, row: name };
   }

@@ -1,0 +1,150 @@
+// GET /tables/{grain_id}: one class's table laid out as the authority's page lays it out (docs/contract.md,
+// The front door): a row per factor, a column per grade, then the fall-through column; factor groups
+// as row groups; footnotes, floor rules and notes under the table. The cells a change named are
+// marked (data-changed) with the old value struck through beside the word "was", and listed above
+// the table with links to them, so colour is never the only signal.
+import { CROP_YEAR_PARAM, grainKey, ROUTES } from '../site-format.ts';
+import type { Change, Factor, GrainRecord, Threshold } from '../types.ts';
+import { type Html, html } from './html.ts';
+import { page } from './layout.ts';
+import { cellKey, cellText, changesByCell, factorHeader, oldCell } from './table-cells.ts';
+
+/** What a page's marked cells differ from: said above the list (the changelog entry, or the editor's baseline). */
+export interface TableMarks {
+  intro: Html;
+  changes: Change[];
+}
+
+export interface TablePageOptions {
+  /** The crop years the class was published for, oldest first. */
+  years: string[];
+  marks: TableMarks | null;
+  /** A table page's link (the preview links its own files). */
+  href: (grainId: string, year?: string) => string;
+  /** What the index is called in links: the site's route, or the preview's file. */
+  indexHref: string;
+}
+
+const fnId = (key: string) => `fn-${key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+const cellId = (f: Factor, column: number | 'ft') => `c-${f.factor_id}-${column}`;
+const day = (timestamp: string) => timestamp.slice(0, 10);
+
+export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string {
+  const year = r.effective_crop_year;
+  const current = year === opts.years.at(-1);
+  const marked = changesByCell(opts.marks?.changes ?? []);
+  const apiPath = current ? grainKey(r.grain_id) : `${grainKey(r.grain_id)}?${CROP_YEAR_PARAM}=${year}`;
+  const columns = r.grades.length + 2;
+  const factors = r.factor_groups.flatMap((g) => g.factors);
+
+  /** A cell, marked when a change named it: the new value, then the old one struck through. */
+  const cell = (id: string, key: string, now: Html, old: (changes: Change[]) => Html) => {
+    const changes = marked.cells.get(key);
+    if (!changes) return html`<td id="${id}">${now}</td>`;
+    return html`<td id="${id}" data-changed>${now} <span class="was">was <del>${old(changes)}</del></span></td>`;
+  };
+  const row = (f: Factor) => {
+    const ref = f.footnote_ref;
+    const sup =
+      ref &&
+      html`<sup><a href="#${fnId(ref)}" id="ref-${f.factor_id}"><span class="visually-hidden">footnote </span>${ref}</a></sup>`;
+    const cells = r.grades.map((grade, i) => {
+      const t = f.thresholds[grade] as Threshold | undefined;
+      return cell(cellId(f, i), cellKey(f.factor_id, grade), cellText(t), (cs) => cellText(oldCell(t, cs)));
+    });
+    const fall = cell(
+      cellId(f, 'ft'),
+      cellKey(f.factor_id, null),
+      html`${f.fallthrough ?? ''}`,
+      (cs) => html`${(cs[0]!.from as string | null) ?? 'none'}`,
+    );
+    return html`<tr><th scope="row">${factorHeader(f)}${sup}</th>${cells}${fall}</tr>\n`;
+  };
+  const groups = r.factor_groups.map(
+    (g) => html`<tbody>
+<tr class="group"><th scope="rowgroup" colspan="${columns}">${g.group_label}</th></tr>
+${g.factors.map(row)}</tbody>\n`,
+  );
+
+  const where = (c: Change) => {
+    const f = factors.find((x) => x.factor_id === c.factor_id);
+    const column: number | 'ft' = c.grade === null ? 'ft' : r.grades.indexOf(c.grade);
+    return f && column !== -1 ? { f, column } : null;
+  };
+  const listed = [...marked.cells.values()].map((cs) => {
+    const c = cs[0]!;
+    const at = where(c);
+    const label = `${at?.f.factor_label ?? c.factor_id}, ${c.grade ?? r.fallthrough_label}`;
+    const cellNow =
+      at?.column === 'ft' ? html`${at.f.fallthrough ?? 'none'}` : cellText(at?.f.thresholds[c.grade!] as Threshold);
+    const was =
+      at?.column === 'ft'
+        ? html`${(c.from as string | null) ?? 'none'}`
+        : cellText(oldCell(at?.f.thresholds[c.grade!] as Threshold, cs));
+    const name = at ? html`<a href="#${cellId(at.f, at.column)}">${label}</a>` : label;
+    return html`<li>${name}: was <del>${was}</del>, now ${cellNow}</li>\n`;
+  });
+  const others = [...new Set(marked.other.map((c) => c.field ?? c.factor_id ?? 'the record'))];
+  const changes =
+    opts.marks &&
+    html`<section class="changes" aria-labelledby="changes-title">
+<h2 id="changes-title">What changed</h2>
+<p>${opts.marks.intro}</p>
+${
+  (listed.length > 0 || others.length > 0) &&
+  html`<ul>
+${listed}${others.length > 0 && html`<li>Also changed: ${others.join(', ')}.</li>\n`}</ul>`
+}
+</section>\n`;
+
+  const yearLinks = opts.years.map((y) =>
+    y === year
+      ? html`<strong aria-current="page">${y}</strong>`
+      : html`<a href="${opts.href(r.grain_id, y === opts.years.at(-1) ? undefined : y)}">${y}</a>`,
+  );
+  const citing = (key: string) => factors.filter((f) => f.footnote_ref === key);
+  const footnotes = Object.entries(r.footnotes).map(
+    ([key, text]) =>
+      html`<li id="${fnId(key)}"><span class="fn-key">${key}</span> ${text}${citing(key).map(
+        (f) => html` <a href="#ref-${f.factor_id}">Back to ${f.factor_label}</a>`,
+      )}</li>\n`,
+  );
+  // a floor rule's note is often also among the record's notes: said once
+  const notes = r.notes.filter((n) => !r.grade_floor_rules.some((g) => g.note === n));
+  const tracks = r.variety_tracks?.map((t) => html`<li>${t.track_id}: ${t.grades.join(', ')}</li>\n`);
+  const body = html`<p class="crumbs"><a href="${opts.indexHref}">All grading tables</a></p>
+<h1>${r.grain_name}</h1>
+<p class="lead">The primary grade determination table of <code>${r.grain_id}</code> for crop year ${year}${
+    current ? '' : ', as it stood at the end of that crop year'
+  }, as the Canadian Grain Commission prints it.</p>
+<ul class="facts">
+<li>Last checked against <a href="${r.source_url}">the Commission's page</a> on <time datetime="${day(r.last_scraped)}">${day(r.last_scraped)}</time>.</li>
+<li>Kind: ${r.kind}${r.region && `; region: ${r.region}`}${r.coverage_status === 'partial' && '; only some of its tables are loaded'}.</li>
+${opts.years.length > 1 && html`<li>Crop years: ${yearLinks.flatMap((l, i) => (i ? [html` · `, l] : [l]))}</li>\n`}<li>As data: <a href="${apiPath}"><code>GET ${apiPath}</code></a> (with an API key). <a href="${ROUTES.gradePage.path}">Grade a sample</a> against it.</li>
+</ul>
+${changes}<div class="scroll table-box" tabindex="0" role="region" aria-labelledby="table-caption">
+<table class="grading">
+<caption id="table-caption">${r.grain_id}: limits per grade, crop year ${year}</caption>
+<thead><tr><th scope="col">Grading factor</th>${r.grades.map((g) => html`<th scope="col">${g}</th>`)}<th scope="col">${r.fallthrough_label}</th></tr></thead>
+${groups}</table></div>
+<section aria-labelledby="under-title">
+<h2 id="under-title">Under the table</h2>
+<p>The last column, “${r.fallthrough_label}”, names the grade a sample gets when a factor misses the limits of every grade.</p>
+${r.grade_floor_rules.length > 0 && html`<ul>${r.grade_floor_rules.map((g) => html`<li>${g.note}</li>`)}</ul>\n`}${
+  notes.length > 0 && html`<ul>${notes.map((n) => html`<li>${n}</li>`)}</ul>\n`
+}${tracks && html`<p>Grade ladders in this table:</p>\n<ul>${tracks}</ul>\n`}</section>
+${
+  footnotes.length > 0 &&
+  html`<section aria-labelledby="footnotes-title">
+<h2 id="footnotes-title">Footnotes</h2>
+<ol class="footnotes">
+${footnotes}</ol>
+</section>`
+}`;
+  return page({
+    title: `${r.grain_name} (${r.grain_id}), crop year ${year}: grading table`,
+    description: `The Canadian Grain Commission's grade determination table of ${r.grain_name}, crop year ${year}.`,
+    body,
+    wide: true,
+  });
+}
