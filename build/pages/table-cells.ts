@@ -14,7 +14,7 @@ const WORDS: Record<Threshold['value_type'], string> = {
 };
 
 /** A number as the authority prints it: the record's value with its decimals. */
-export const printed = (value: number, decimals: number | null) => value.toFixed(decimals ?? 0);
+const printed = (value: number, decimals: number | null) => value.toFixed(decimals ?? 0);
 
 /**
  * A threshold's text: a number (with the alternative unit's in brackets, as the authority prints
