@@ -14,7 +14,8 @@ export function renderHome(grains: GrainRecord[]): string {
     .join(' and ');
   const rows = grains.map(
     (g) =>
-      html`<tr><td><code>${g.grain_id}</code></td><td><a href="${tableKey(g.grain_id)}">${g.grain_name}</a></td></tr>\n`,
+      html`<tr><td><code>${g.grain_id}</code></td>
+<td><a href="${tableKey(g.grain_id)}">${g.grain_name}</a></td></tr>\n`,
   );
   const body = html`<h1>Grain grading tables</h1>
 <p class="lead">The Canadian Grain Commission's primary grade determination tables, as JSON: for each grain class its

@@ -47,7 +47,8 @@ export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string 
     const ref = f.footnote_ref;
     const sup =
       ref &&
-      html`<sup><a href="#${fnId(ref)}" id="ref-${f.factor_id}"><span class="visually-hidden">footnote </span>${ref}</a></sup>`;
+      html`<sup><a href="#${fnId(ref)}" id="ref-${f.factor_id}"><span class="visually-hidden">footnote </span>${ref}</a\
+></sup>`;
     const cells = r.grades.map((grade, i) => {
       const t = f.thresholds[grade] as Threshold | undefined;
       return cell(cellId(f, i), cellKey(f.factor_id, grade), cellText(t), (cs) => cellText(oldCell(t, cs)));
@@ -112,27 +113,41 @@ ${listed}${others.length > 0 && html`<li>Also changed: ${others.join(', ')}.</li
   // a floor rule's note is often also among the record's notes: said once
   const notes = r.notes.filter((n) => !r.grade_floor_rules.some((g) => g.note === n));
   const tracks = r.variety_tracks?.map((t) => html`<li>${t.track_id}: ${t.grades.join(', ')}</li>\n`);
+  const checked = day(r.last_scraped);
+  const kind = html`Kind: ${r.kind}${r.region && `; region: ${r.region}`}${
+    r.coverage_status === 'partial' && '; only some of its tables are loaded'
+  }.`;
+  const yearList = opts.years.length > 1 && yearLinks.flatMap((l, i) => (i ? [html` · `, l] : [l]));
+  const head = [
+    html`<th scope="col">Grading factor</th>`,
+    ...[...r.grades, r.fallthrough_label].map((g) => html`<th scope="col">${g}</th>`),
+  ];
+  const floors = r.grade_floor_rules.map((g) => html`<li>${g.note}</li>`);
+  const under = html`${floors.length > 0 && html`<ul>${floors}</ul>\n`}${
+    notes.length > 0 && html`<ul>${notes.map((n) => html`<li>${n}</li>`)}</ul>\n`
+  }${tracks && html`<p>Grade ladders in this table:</p>\n<ul>${tracks}</ul>\n`}`;
   const body = html`<p class="crumbs"><a href="${opts.indexHref}">All grading tables</a></p>
 <h1>${r.grain_name}</h1>
 <p class="lead">The primary grade determination table of <code>${r.grain_id}</code> for crop year ${year}${
     current ? '' : ', as it stood at the end of that crop year'
   }, as the Canadian Grain Commission prints it.</p>
 <ul class="facts">
-<li>Last checked against <a href="${r.source_url}">the Commission's page</a> on <time datetime="${day(r.last_scraped)}">${day(r.last_scraped)}</time>.</li>
-<li>Kind: ${r.kind}${r.region && `; region: ${r.region}`}${r.coverage_status === 'partial' && '; only some of its tables are loaded'}.</li>
-${opts.years.length > 1 && html`<li>Crop years: ${yearLinks.flatMap((l, i) => (i ? [html` · `, l] : [l]))}</li>\n`}<li>As data: <a href="${apiPath}"><code>GET ${apiPath}</code></a> (with an API key). <a href="${ROUTES.gradePage.path}">Grade a sample</a> against it.</li>
+<li>Last checked against <a href="${r.source_url}">the Commission's page</a> on
+<time datetime="${checked}">${checked}</time>.</li>
+<li>${kind}</li>
+${yearList && html`<li>Crop years: ${yearList}</li>\n`}<li>As data: <a href="${apiPath}"><code>GET ${apiPath}</code></a>
+(with an API key). <a href="${ROUTES.gradePage.path}">Grade a sample</a> against it.</li>
 </ul>
 ${changes}<div class="scroll table-box" tabindex="0" role="region" aria-labelledby="table-caption">
 <table class="grading">
 <caption id="table-caption">${r.grain_id}: limits per grade, crop year ${year}</caption>
-<thead><tr><th scope="col">Grading factor</th>${r.grades.map((g) => html`<th scope="col">${g}</th>`)}<th scope="col">${r.fallthrough_label}</th></tr></thead>
+<thead><tr>${head}</tr></thead>
 ${groups}</table></div>
 <section aria-labelledby="under-title">
 <h2 id="under-title">Under the table</h2>
-<p>The last column, “${r.fallthrough_label}”, names the grade a sample gets when a factor misses the limits of every grade.</p>
-${r.grade_floor_rules.length > 0 && html`<ul>${r.grade_floor_rules.map((g) => html`<li>${g.note}</li>`)}</ul>\n`}${
-  notes.length > 0 && html`<ul>${notes.map((n) => html`<li>${n}</li>`)}</ul>\n`
-}${tracks && html`<p>Grade ladders in this table:</p>\n<ul>${tracks}</ul>\n`}</section>
+<p>The last column, “${r.fallthrough_label}”, names the grade a sample gets when a factor misses the limits of
+every grade.</p>
+${under}</section>
 ${
   footnotes.length > 0 &&
   html`<section aria-labelledby="footnotes-title">

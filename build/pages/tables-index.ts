@@ -13,12 +13,12 @@ export function checkedRange(grains: Pick<GrainRecord, 'last_scraped'>[]): Html 
 }
 
 export function renderTablesIndex(grains: GrainRecord[], href: (grainId: string) => string): string {
-  const rows = grains.map(
-    (
-      g,
-    ) => html`<tr><th scope="row"><a href="${href(g.grain_id)}">${g.grain_name}</a></th><td><code>${g.grain_id}</code></td>
-<td>${g.kind}</td><td>${g.region ?? 'national'}</td><td>${g.effective_crop_year}</td><td><time datetime="${g.last_scraped.slice(0, 10)}">${g.last_scraped.slice(0, 10)}</time></td></tr>\n`,
-  );
+  const rows = grains.map((g) => {
+    const checked = g.last_scraped.slice(0, 10);
+    return html`<tr><th scope="row"><a href="${href(g.grain_id)}">${g.grain_name}</a></th>
+<td><code>${g.grain_id}</code></td><td>${g.kind}</td><td>${g.region ?? 'national'}</td>
+<td>${g.effective_crop_year}</td><td><time datetime="${checked}">${checked}</time></td></tr>\n`;
+  });
   const body = html`<h1>Grading tables</h1>
 <p class="lead">The Canadian Grain Commission's primary grade determination tables, one page per grain class, with
 the numbers exactly as the Commission prints them. Each class's page says when it was last checked against the
