@@ -113,7 +113,7 @@ export function exactRoutes(
   for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
   // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
   for (const key of routes.keys()) {
-    if (!key.includes(`?${CROP_YEAR_PARAM}=`)) continue;
+    if (!key.includes(`?${CROP_YEAR_PARAM}=`) || routeOf(key) !== 'grain') continue; // not a table's page
     for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, 'grain'));
   }
   table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));

@@ -98,6 +98,7 @@ describe('the tables as pages, served', () => {
     for (const [url, route] of [
       ['/tables/', '/tables/'],
       ['/tables/CWRS', '/tables/CWRS'],
+      ['/tables/CWRS?crop_year=2025/26', '/tables/CWRS?crop_year=2025/26'],
       ['/tables/cwrs?crop_year=2025%2F26', '/tables/CWRS?crop_year=2025/26'],
       ['/tables/CWAD?crop_year=2025/26&utm=x', '/tables/CWAD?crop_year=2025/26'],
     ] as const) {

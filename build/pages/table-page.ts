@@ -3,7 +3,7 @@
 // as row groups; footnotes, floor rules and notes under the table. The cells a change named are
 // marked (data-changed) with the old value struck through beside the word "was", and listed above
 // the table with links to them, so colour is never the only signal.
-import { CROP_YEAR_PARAM, grainKey, ROUTES } from '../site-format.ts';
+import { grainKey, grainYearKey, ROUTES } from '../site-format.ts';
 import type { Change, Factor, GrainRecord, Threshold } from '../types.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
@@ -33,7 +33,7 @@ export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string 
   const year = r.effective_crop_year;
   const current = year === opts.years.at(-1);
   const marked = changesByCell(opts.marks?.changes ?? []);
-  const apiPath = current ? grainKey(r.grain_id) : `${grainKey(r.grain_id)}?${CROP_YEAR_PARAM}=${year}`;
+  const apiPath = current ? grainKey(r.grain_id) : grainYearKey(r.grain_id, year);
   const columns = r.grades.length + 2;
   const factors = r.factor_groups.flatMap((g) => g.factors);
 
