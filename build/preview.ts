@@ -1,4 +1,4 @@
-// npm run preview (docs/dataset-editing.md, "Preview the tables"): the working tree's dataset
+// npm run preview (docs/dataset-editing.md, "Workflow", step 6): the working tree's dataset
 // rendered as the tables' pages by the build's own renderer, every cell that differs from a
 // baseline marked: the published build's records (SITE_DIR), else the records the last commit
 // covers (`git show HEAD:dataset/covered/<id>.json`). It renders a dataset the build would refuse

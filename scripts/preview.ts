@@ -1,6 +1,6 @@
 // npm run preview -- --out DIR: the working tree's tables as pages, each cell that differs from the
 // published build (or from the last commit) marked; prints what changed. Never publishes
-// (build/preview.ts; docs/dataset-editing.md, "Preview the tables").
+// (build/preview.ts; docs/dataset-editing.md, "Workflow", step 6).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
