@@ -93,6 +93,15 @@ describe('the tables as pages, served', () => {
     assert.match(text(lead!), /these 23 were checked between 2026-04-12 and 2026-08-01\.$/);
   });
 
+  it('the front door and /docs link the tables, the front door each class’s page', async () => {
+    for (const path of ['/', '/docs']) {
+      const doc = parse((await injectGet(app.app, path)).text());
+      const hrefs = findAll(doc, (e) => e.tagName === 'a').map((a) => attr(a, 'href'));
+      assert.ok(hrefs.includes('/tables/'), `${path} links /tables/`);
+      if (path === '/') for (const id of build.manifest.grain_ids) assert.ok(hrefs.includes(tableKey(id)), id);
+    }
+  });
+
   it('needs no key, and is the build’s body as written: ETag, br, 304, HEAD, a shared cache', async () => {
     const openapi = await injectGet(app.app, '/api/openapi.json');
     for (const [url, route] of [

@@ -73,6 +73,31 @@ export function tablesInABrowser() {
       return page;
     }
 
+    it('the key field on /grade looks like the front door’s fields, and spans its column as they do', async () => {
+      for (const [, width, height] of SCREENS) {
+        const context = await browser.newContext({ viewport: { width, height } });
+        const page = await context.newPage();
+        const look = async (path: string, field: string, form: string) => {
+          await page.goto(`${t.url}${path}`);
+          return page.evaluate(
+            ([f, c]) => {
+              const input = document.querySelector(f!)!;
+              const s = getComputedStyle(input);
+              const share =
+                input.getBoundingClientRect().width / document.querySelector(c!)!.getBoundingClientRect().width;
+              return { border: s.border, padding: s.padding, font: s.font, radius: s.borderRadius, wide: share > 0.6 };
+            },
+            [field, form],
+          );
+        };
+        const email = await look('/', '#email', '#register-form');
+        const key = await look('/grade', '#key', '#load-form');
+        assert.deepEqual(key, email, `${width}px`);
+        assert.ok(key.wide, 'it spans the column');
+        await context.close();
+      }
+    });
+
     for (const [screen, width, height] of SCREENS) {
       for (const dark of [false, true]) {
         const state = `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}`;
