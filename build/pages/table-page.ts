@@ -63,7 +63,7 @@ export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string 
   };
   const groups = r.factor_groups.map(
     (g) => html`<tbody>
-<tr class="group"><th scope="rowgroup" colspan="${columns}">${g.group_label}</th></tr>
+<tr class="group"><th scope="rowgroup" colspan="${columns}"><span>${g.group_label}</span></th></tr>
 ${g.factors.map(row)}</tbody>\n`,
   );
 
@@ -140,7 +140,7 @@ ${yearList && html`<li>Crop years: ${yearList}</li>\n`}<li>As data: <a href="${a
 </ul>
 ${changes}<div class="scroll table-box" tabindex="0" role="region" aria-labelledby="table-caption">
 <table class="grading">
-<caption id="table-caption">${r.grain_id}: limits per grade, crop year ${year}</caption>
+<caption id="table-caption"><span>${r.grain_id}: limits per grade, crop year ${year}</span></caption>
 <thead><tr>${head}</tr></thead>
 ${groups}</table></div>
 <section aria-labelledby="under-title">
