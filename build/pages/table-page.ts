@@ -37,29 +37,30 @@ export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string 
   const columns = r.grades.length + 2;
   const factors = r.factor_groups.flatMap((g) => g.factors);
 
-  /** A cell, marked when a change named it: the new value, then the old one struck through. */
-  const cell = (id: string, key: string, now: Html, old: (changes: Change[]) => Html) => {
-    const changes = marked.cells.get(key);
-    if (!changes) return html`<td id="${id}">${now}</td>`;
-    return html`<td id="${id}" data-changed>${now} <span class="was">was <del>${old(changes)}</del></span></td>`;
-  };
+  /** A cell's value: a grade's threshold, or (grade null) the factor's fall-through; and before the changes. */
+  const now = (f: Factor | undefined, grade: string | null) =>
+    grade === null ? html`${f?.fallthrough ?? 'none'}` : cellText(f?.thresholds[grade] as Threshold | undefined);
+  const was = (f: Factor | undefined, grade: string | null, changes: Change[]) =>
+    grade === null
+      ? html`${(changes[0]!.from as string | null) ?? 'none'}`
+      : cellText(oldCell(f?.thresholds[grade] as Threshold | undefined, changes));
+
+  /** A factor's row: a cell per grade, then the fall-through; a cell a change named holds its old value too. */
   const row = (f: Factor) => {
     const ref = f.footnote_ref;
     const sup =
       ref &&
       html`<sup><a href="#${fnId(ref)}" id="ref-${f.factor_id}"><span class="visually-hidden">footnote </span>${ref}</a\
 ></sup>`;
-    const cells = r.grades.map((grade, i) => {
-      const t = f.thresholds[grade] as Threshold | undefined;
-      return cell(cellId(f, i), cellKey(f.factor_id, grade), cellText(t), (cs) => cellText(oldCell(t, cs)));
+    const cells = [...r.grades, null].map((grade, i) => {
+      const id = cellId(f, grade === null ? 'ft' : i);
+      const value = grade === null ? html`${f.fallthrough ?? ''}` : now(f, grade);
+      const changes = marked.cells.get(cellKey(f.factor_id, grade));
+      if (!changes) return html`<td id="${id}">${value}</td>`;
+      const old = html`<span class="was">was <del>${was(f, grade, changes)}</del></span>`;
+      return html`<td id="${id}" data-changed>${value} ${old}</td>`;
     });
-    const fall = cell(
-      cellId(f, 'ft'),
-      cellKey(f.factor_id, null),
-      html`${f.fallthrough ?? ''}`,
-      (cs) => html`${(cs[0]!.from as string | null) ?? 'none'}`,
-    );
-    return html`<tr><th scope="row">${factorHeader(f)}${sup}</th>${cells}${fall}</tr>\n`;
+    return html`<tr><th scope="row">${factorHeader(f)}${sup}</th>${cells}</tr>\n`;
   };
   const groups = r.factor_groups.map(
     (g) => html`<tbody>
@@ -67,23 +68,13 @@ export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string 
 ${g.factors.map(row)}</tbody>\n`,
   );
 
-  const where = (c: Change) => {
-    const f = factors.find((x) => x.factor_id === c.factor_id);
-    const column: number | 'ft' = c.grade === null ? 'ft' : r.grades.indexOf(c.grade);
-    return f && column !== -1 ? { f, column } : null;
-  };
-  const listed = [...marked.cells.values()].map((cs) => {
-    const c = cs[0]!;
-    const at = where(c);
-    const label = `${at?.f.factor_label ?? c.factor_id}, ${c.grade ?? r.fallthrough_label}`;
-    const cellNow =
-      at?.column === 'ft' ? html`${at.f.fallthrough ?? 'none'}` : cellText(at?.f.thresholds[c.grade!] as Threshold);
-    const was =
-      at?.column === 'ft'
-        ? html`${(c.from as string | null) ?? 'none'}`
-        : cellText(oldCell(at?.f.thresholds[c.grade!] as Threshold, cs));
-    const name = at ? html`<a href="#${cellId(at.f, at.column)}">${label}</a>` : label;
-    return html`<li>${name}: was <del>${was}</del>, now ${cellNow}</li>\n`;
+  const listed = [...marked.cells.values()].map((changes) => {
+    const { factor_id, grade } = changes[0]!;
+    const f = factors.find((x) => x.factor_id === factor_id);
+    const column = grade === null ? 'ft' : r.grades.indexOf(grade);
+    const label = `${f?.factor_label ?? factor_id}, ${grade ?? r.fallthrough_label}`;
+    const name = f && column !== -1 ? html`<a href="#${cellId(f, column)}">${label}</a>` : label;
+    return html`<li>${name}: was <del>${was(f, grade, changes)}</del>, now ${now(f, grade)}</li>\n`;
   });
   const others = [...new Set(marked.other.map((c) => c.field ?? c.factor_id ?? 'the record'))];
   const changes =
