@@ -1,4 +1,4 @@
-// Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade) and the
+// Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade, the tables) and the
 // templates of the answers to the registration and recovery forms, which the gateway fills per request.
 import { buildOpenApi } from './openapi.ts';
 import { renderDocs } from './pages/docs.ts';
@@ -8,6 +8,7 @@ import { renderHome } from './pages/home.ts';
 import { renderRecoverConfirm, renderRecoverRequest, renderRecoverSent } from './pages/recovery-pages.ts';
 import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
 import { PAGE_TEMPLATES, ROUTES } from './site-format.ts';
+import { tableBodies } from './table-pages.ts';
 import type { Dataset } from './validate.ts';
 
 export function frontDoorBodies(ds: Dataset): Map<string, string> {
@@ -20,5 +21,6 @@ export function frontDoorBodies(ds: Dataset): Map<string, string> {
     [PAGE_TEMPLATES.recoverRequest, renderRecoverRequest()],
     [PAGE_TEMPLATES.recoverConfirm, renderRecoverConfirm()],
     [PAGE_TEMPLATES.recoverSent, renderRecoverSent()],
+    ...tableBodies(ds),
   ]);
 }

@@ -170,6 +170,9 @@ export const ROUTES = {
   home: row('/', GET, 'open', 'public'),
   docs: row('/docs', GET, 'open', 'public'),
   gradePage: row('/grade', GET, 'open', 'public'),
+  /** The tables as pages (docs/contract.md, The front door): the index first, so it is matched before the template. */
+  tables: row('/tables/', GET, 'open', 'public'),
+  table: row('/tables/{grain_id}', GET, 'open', 'public'),
   /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
   registerForm: row('/register', ['POST'], 'open', 'register_form'),
   /** A recovery mail's link and the "Lost your key?" form: GET changes nothing; POST asks or uses. */
@@ -184,6 +187,9 @@ export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
 /** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
 export const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
+
+/** The tables' pages: HTML anyone may read, with no slot to fill (docs/contract.md, The front door). */
+export const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
@@ -272,6 +278,9 @@ export function yearOfKey(key: string): { base: string; year: string } | null {
 /** The snapshot of the current tables (null), or of the records as they stood in a crop year. */
 export const snapshotKey = (cropYear: string | null) =>
   cropYear === null ? ROUTES.snapshot.path : `${ROUTES.snapshot.path}?${CROP_YEAR_PARAM}=${cropYear}`;
+/** A class's table page, and as it stood in a crop year, by its canonical key. */
+export const tableKey = (grainId: string, cropYear?: string) =>
+  `${ROUTES.table.path.replace('{grain_id}', grainId)}${cropYear ? `?${CROP_YEAR_PARAM}=${cropYear}` : ''}`;
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a

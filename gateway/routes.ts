@@ -15,6 +15,7 @@ import {
   type RouteRow,
   routeOf,
   snapshotKey,
+  tableKey,
   yearOfKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
@@ -119,7 +120,8 @@ export function exactRoutes(
   // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
   for (const key of routes.keys()) {
     if (!yearOfKey(key)) continue;
-    const row = routeOf(key)!;
+    const row = routeOf(key);
+    if (row !== 'grain' && row !== 'snapshot') continue; // a table's page is no data
     for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, row));
   }
   table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
@@ -161,21 +163,40 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
  * `current`. `of` names whose years a 404 lists: a grain id, or '' for the snapshot's (site.ts).
  */
 function ofYear(query: string, site: Site, current: string, keyOf: (year: string) => string, of: string): Routed {
+  const year = query ? cropYearIn(query) : null;
+  if (year === null) return { handler: 'data', key: current };
+  if (typeof year !== 'string') return { handler: 'data', error: year };
+  const key = keyOf(year);
+  if (site.routes.has(key)) return { handler: 'data', key };
+  return { handler: 'data', error: site.unknownCropYear.get(of) ?? ERRORS.unknownCropYear };
+}
+
+/** The query's crop year, null when it names none, or the error a malformed one gets. */
+function cropYearIn(query: string): string | null | HttpError {
   let year: string | null = null;
   for (const part of query ? query.split('&') : []) {
     const eq = part.indexOf('=');
     const name = decode(eq < 0 ? part : part.slice(0, eq));
     const value = decode(eq < 0 ? '' : part.slice(eq + 1));
-    if (name === null || value === null) return { handler: 'data', error: ERRORS.badQuery };
+    if (name === null || value === null) return ERRORS.badQuery;
     if (name !== CROP_YEAR_PARAM) continue;
-    if (year !== null) return { handler: 'data', error: ERRORS.repeatedParam };
-    if (!isCropYear(value)) return { handler: 'data', error: ERRORS.badCropYear };
+    if (year !== null) return ERRORS.repeatedParam;
+    if (!isCropYear(value)) return ERRORS.badCropYear;
     year = value;
   }
-  if (year === null) return { handler: 'data', key: current };
-  const key = keyOf(year);
-  if (site.routes.has(key)) return { handler: 'data', key };
-  return { handler: 'data', error: site.unknownCropYear.get(of) ?? ERRORS.unknownCropYear };
+  return year;
+}
+
+/** A table's page (docs/contract.md, The front door): the class's id in any case, `?crop_year=` as the API reads it. */
+function tablePage(path: string, query: string, site: Site): Routed {
+  const raw = decodePath(paramOf('table', path));
+  const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+  if (!id) return { handler: null, error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain, row: 'table' };
+  const year = query ? cropYearIn(query) : null;
+  if (year !== null && typeof year !== 'string') return { handler: null, error: year, row: 'table' };
+  const key = tableKey(id, year ?? undefined);
+  if (site.routes.has(key)) return { handler: 'public', key, row: 'table' };
+  return { handler: null, error: site.unknownCropYear.get(id) ?? ERRORS.unknownCropYear, row: 'table' };
 }
 
 /** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
@@ -214,7 +235,7 @@ export function route(method: string, target: string, site: Site): Routed {
     case 'data':
       return { ...DATA[name]!(path, query, site), row: name };
     case 'public':
-      return { handler: 'public', key: path, row: name };
+      return name === 'table' ? tablePage(path, query, site) : { handler: 'public', key: path, row: name };
     default:
       return { handler: row.handler, row: name };
   }

@@ -11,6 +11,7 @@ import {
   ROUTES,
   type RouteName,
   routeOf,
+  tableKey,
 } from '../build/site-format.ts';
 import { servePolicy } from '../gateway/cache-policy.ts';
 import { loadConfig } from '../gateway/config.ts';
@@ -27,6 +28,7 @@ const SAMPLE_PATH: Record<RouteName, string> = Object.fromEntries(
   ROUTE_NAMES.map((name) => {
     const { path } = ROUTES[name];
     if (name === 'grain') return [name, grainKey('CWRS')];
+    if (name === 'table') return [name, tableKey('CWRS')];
     if (path.endsWith('/*'))
       return [name, fileIn(name as 'assets' | 'client', name === 'assets' ? 'site.css' : 'grade.js')];
     return [name, path];

@@ -4,7 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer } from '../publish.ts';
-import { bodyPath, CHANGELOG_MAX_LIMIT, changelogKey, grainKey, grainYearKey, readBuild } from '../site-format.ts';
+import {
+  bodyPath,
+  CHANGELOG_MAX_LIMIT,
+  changelogKey,
+  grainKey,
+  grainYearKey,
+  readBuild,
+  routeOf,
+} from '../site-format.ts';
 import type { Dataset } from '../validate.ts';
 import { publishedRecord } from './coverage.ts';
 import { diffRecords, type RecordBody } from './diff.ts';
@@ -35,7 +43,7 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
     const changelog = body(changelogKey(null, CHANGELOG_MAX_LIMIT)) as { entries: { id: string }[] } | null;
     const years = new Map(
       Object.keys(manifest.routes)
-        .filter((k) => k.includes('?crop_year='))
+        .filter((k) => k.includes('?crop_year=') && routeOf(k) === 'grain') // not the tables' pages
         .map((k) => [k, body(k) as RecordBody]),
     );
     return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)), years };

@@ -156,6 +156,9 @@ wherever <code>GET</code> does: the same status and headers, no body.</li>
 <li>Lost your key, or at the cap of live keys? <code>POST ${ROUTES.recover.path}</code> (or the page
 <a href="${ROUTES.recoverPage.path}">${ROUTES.recoverPage.path}</a>) mails the address a link that revokes every
 key of the account and issues one new key: whoever reads the mailbox can always get a key back.</li>
+<li>Every class's table is also a page anyone may read, with no key:
+<a href="${ROUTES.tables.path}">${ROUTES.tables.path}</a> lists them, and <code>${ROUTES.table.path}</code>
+shows one (<code>?crop_year=</code> too).</li>
 </ul>
 </section>
 

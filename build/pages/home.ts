@@ -1,22 +1,22 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
-import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, ROUTES, SLOTS } from '../site-format.ts';
+import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, ROUTES, SLOTS, tableKey } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import { recoveryForm } from './recovery-pages.ts';
 import { keyResult, registrationForm } from './register-form.ts';
+import { checkedRange } from './tables-index.ts';
 
 export function renderHome(grains: GrainRecord[]): string {
   const years = [...new Set(grains.map((g) => g.effective_crop_year))].sort();
-  const checked =
-    grains
-      .map((g) => g.last_scraped.slice(0, 10))
-      .sort()
-      .at(-1) ?? '';
   const perYear = years
     .map((y) => `${y} (${grains.filter((g) => g.effective_crop_year === y).length} classes)`)
     .join(' and ');
-  const rows = grains.map((g) => html`<tr><td><code>${g.grain_id}</code></td><td>${g.grain_name}</td></tr>\n`);
+  const rows = grains.map(
+    (g) =>
+      html`<tr><td><code>${g.grain_id}</code></td>
+<td><a href="${tableKey(g.grain_id)}">${g.grain_name}</a></td></tr>\n`,
+  );
   const body = html`<h1>Grain grading tables</h1>
 <p class="lead">The Canadian Grain Commission's primary grade determination tables, as JSON: for each grain class its
 grades, grading factors, per-grade limits, floor rules and footnotes, with a changelog of every update.
@@ -47,13 +47,14 @@ ${recoveryForm()}
 <p>Every number is the Commission's, exactly as its <cite>Official Grain Grading Guide</cite> prints it (with the
 number of decimals it prints), imported from its primary grade determination pages and checked against them
 cell by cell. Tables in force for the crop year${years.length > 1 ? 's' : ''} ${perYear};
-last checked against the Commission's pages on <time datetime="${checked}">${checked}</time>.</p>
+last checked against the Commission's pages ${checkedRange(grains)} (each <a href="${ROUTES.tables.path}">table's
+page</a> says its own date).</p>
 </section>
 
 <section aria-labelledby="classes">
 <h2 id="classes">Grain classes</h2>
 <div class="scroll" tabindex="0" role="region" aria-label="Table of the grain classes"><table>
-<caption>${grains.length} supported grain classes</caption>
+<caption>${grains.length} supported grain classes (each links its table)</caption>
 <thead><tr><th scope="col">grain_id</th><th scope="col">Name</th></tr></thead>
 <tbody>
 ${rows}</tbody>

@@ -30,6 +30,7 @@ ${opts.script && html`<script src="${opts.script}" defer></script>\n`}${
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><nav aria-label="Site"><a href="${ROUTES.home.path}">Grain grading tables</a>
+<a href="${ROUTES.tables.path}">Tables</a>
 <a href="${ROUTES.docs.path}">API reference</a> <a href="${ROUTES.gradePage.path}">Grade a sample</a>
 <a href="${ROUTES.openapi.path}">OpenAPI</a></nav></header>
 <main id="main"${opts.wide ? raw(' class="wide"') : ''}>

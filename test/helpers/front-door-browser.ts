@@ -75,7 +75,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           const source = (await page.locator('#source + p').textContent())!.replace(/\s+/g, ' ');
           assert.match(source, /Official Grain Grading Guide/);
           assert.match(source, /crop years 2025\/26 \(9 classes\) and 2026\/27 \(14 classes\)/);
-          assert.match(source, /last checked against the Commission's pages on 2026-08-01/);
+          assert.match(source, /last checked against the Commission's pages between 2026-04-12 and 2026-08-01/);
           const ids = await page.locator('#classes ~ .scroll tbody td:first-child').allTextContents();
           assert.equal(ids.length, 23);
           assert.equal(ids[0], 'CWRS');

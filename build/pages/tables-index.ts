@@ -1,0 +1,38 @@
+// GET /tables/: every class's table, in the list's order (docs/contract.md, The front door), and the
+// dates the tables were last checked against the Commission's pages, as a range where they differ.
+import type { GrainRecord } from '../types.ts';
+import { type Html, html } from './html.ts';
+import { page } from './layout.ts';
+
+/** The days the records were last checked, earliest and latest: "on D" or "between D1 and D2". */
+export function checkedRange(grains: Pick<GrainRecord, 'last_scraped'>[]): Html {
+  const days = grains.map((g) => g.last_scraped.slice(0, 10)).sort();
+  const [first, last] = [days[0] ?? '', days.at(-1) ?? ''];
+  const time = (d: string) => html`<time datetime="${d}">${d}</time>`;
+  return first === last ? html`on ${time(last)}` : html`between ${time(first)} and ${time(last)}`;
+}
+
+export function renderTablesIndex(grains: GrainRecord[], href: (grainId: string) => string): string {
+  const rows = grains.map((g) => {
+    const checked = g.last_scraped.slice(0, 10);
+    return html`<tr><th scope="row"><a href="${href(g.grain_id)}">${g.grain_name}</a></th>
+<td><code>${g.grain_id}</code></td><td>${g.kind}</td><td>${g.region ?? 'national'}</td>
+<td>${g.effective_crop_year}</td><td><time datetime="${checked}">${checked}</time></td></tr>\n`;
+  });
+  const body = html`<h1>Grading tables</h1>
+<p class="lead">The Canadian Grain Commission's primary grade determination tables, one page per grain class, with
+the numbers exactly as the Commission prints them. Each class's page says when it was last checked against the
+Commission's page; these ${grains.length} were checked ${checkedRange(grains)}.</p>
+<div class="scroll" tabindex="0" role="region" aria-labelledby="classes-caption"><table>
+<caption id="classes-caption">${grains.length} grain classes</caption>
+<thead><tr><th scope="col">Class</th><th scope="col">grain_id</th><th scope="col">Kind</th><th scope="col">Region</th>
+<th scope="col">Crop year</th><th scope="col">Last checked</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table></div>`;
+  return page({
+    title: 'Grading tables: every grain class',
+    description: "The Canadian Grain Commission's primary grade determination tables, one page per grain class.",
+    body,
+  });
+}
