@@ -1,12 +1,15 @@
 // bench:compare's judgement, pure: rounds of a ratio of ratios (the working tree's speed relative to
 // bare node, over the ref's; above 1 is faster), read as faster, slower or within noise.
 //
-// How noise is judged: a round's ratio moves with whatever else the machine does, so one median is
-// not read alone. A difference counts only when the middle half of the rounds (the interquartile
-// range) lies wholly on one side of 1, and the median is more than NOISE_FLOOR away from 1 (the
-// at-once median moved by about 1% between runs of the same code: docs/performance.md, Method).
-// Anything else is within noise, however far its median is from 1; so is a reading of fewer than
-// MIN_ROUNDS rounds (--quick), whose quartiles say nothing of the spread.
+// How noise is judged: a round's ratio moves with whatever else the machine does, and two processes
+// of the same code differ by a little for as long as they run (rounds share that offset, so their
+// spread does not show it). So the run measures its own noise: a control pair, a second gateway of
+// the working tree against the first, gives the ratio of two identical servers in the same rounds.
+// A difference counts only when its median is further from 1 than the control's median is (and
+// than NOISE_FLOOR: the at-once median moved by about 1% between runs of the same code,
+// docs/performance.md, Method), and the middle half of its rounds (the interquartile range) lies
+// wholly on that side of 1. Anything else is within noise; so is a reading of fewer than MIN_ROUNDS
+// rounds (--quick), whose quartiles say nothing of the spread.
 
 import { median } from './load.ts';
 
@@ -31,23 +34,30 @@ export interface Judged {
   median: number;
   q1: number;
   q3: number;
+  /** How far from 1 a median must be to count: the control's distance, at least NOISE_FLOOR. */
+  noise: number;
   verdict: Verdict;
 }
 
-/** The rounds' ratios of ratios (after ÷ before, each normalised to bare), judged. */
-export function judge(ratios: number[]): Judged {
+/**
+ * The rounds' ratios of ratios (after ÷ before, each normalised to bare), judged against the
+ * control's rounds (the working tree against itself, the same way).
+ */
+export function judge(ratios: number[], control: number[]): Judged {
   const m = median(ratios);
   const q1 = quantile(ratios, 0.25);
   const q3 = quantile(ratios, 0.75);
+  const c = median(control);
+  const noise = Math.max(NOISE_FLOOR, Number.isFinite(c) ? Math.abs(c - 1) : Infinity);
   const verdict: Verdict =
-    ratios.length < MIN_ROUNDS || !Number.isFinite(m) || Math.abs(m - 1) <= NOISE_FLOOR
+    ratios.length < MIN_ROUNDS || !Number.isFinite(m) || Math.abs(m - 1) <= noise
       ? 'within noise'
       : q1 > 1
         ? 'faster'
         : q3 < 1
           ? 'slower'
           : 'within noise';
-  return { median: m, q1, q3, verdict };
+  return { median: m, q1, q3, noise, verdict };
 }
 
 /**
