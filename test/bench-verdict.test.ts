@@ -16,28 +16,26 @@ it('quantiles interpolate between the sorted rounds', () => {
     assert.equal(quantile([...xs], q), want, `${xs} at ${q}`);
 });
 
-it('a reading counts only beyond the control and 1%, with its middle half on one side of 1', () => {
+it('a reading counts only when its middle half lies outside the control’s and 1 ± 1%', () => {
   const quiet = [1.002, 0.998, 1.001, 0.999, 1.0, 1.003];
+  const offset = [1.02, 1.03, 1.02, 1.025];
   for (const [name, ratios, control, want] of [
     ['all rounds faster', [1.05, 1.06, 1.04, 1.07, 1.05, 1.06], quiet, 'faster'],
     ['all rounds slower', [0.94, 0.95, 0.93, 0.96, 0.95, 0.94], quiet, 'slower'],
     ['one slow outlier among faster rounds', [1.05, 1.06, 0.8, 1.07, 1.05, 1.06], quiet, 'faster'],
     ['the quartiles straddle 1', [0.9, 0.97, 1.02, 1.04, 1.08, 1.12], quiet, 'within noise'],
     ['every round faster, by under 1%', [1.004, 1.006, 1.008, 1.005, 1.007, 1.009], quiet, 'within noise'],
-    [
-      'slower, but no more than two of the same code differ',
-      [0.985, 0.99, 0.98, 0.988],
-      [1.02, 1.03, 1.02],
-      'within noise',
-    ],
-    ['slower, and more than the control', [0.95, 0.96, 0.94, 0.95], [1.02, 1.03, 1.02], 'slower'],
-    ['no control to judge by', [0.95, 0.96, 0.94, 0.95], [], 'within noise'],
+    ['faster, but no more than two of the same code differ', [1.015, 1.02, 1.03, 1.025], offset, 'within noise'],
+    ['faster, beyond the control', [1.05, 1.06, 1.05, 1.07], offset, 'faster'],
+    ['slower, beyond the control', [0.95, 0.96, 0.94, 0.95], offset, 'slower'],
+    ['no control to judge by', [0.9, 0.91, 0.9, 0.92], [], 'within noise'],
     ['too few rounds to have a spread', [1.5, 1.6], quiet, 'within noise'],
     ['no rounds', [], quiet, 'within noise'],
   ] as const) {
     const j = judge([...ratios], [...control]);
     assert.equal(j.verdict, want, name);
     assert.ok(ratios.length === 0 || (j.q1 <= j.median && j.median <= j.q3), `${name}: quartiles around the median`);
+    assert.ok(j.lower <= 0.99 && j.upper >= 1.01, `${name}: the band is 1 ± 1% at least`);
   }
 });
 

@@ -142,9 +142,9 @@ function report(b: Bench, header: string, old: RefCheckout, compared: Compared[]
   const verdict = overall(compared.flatMap((c) => [c.inTurn.judged.verdict, c.atOnce.judged.verdict]));
   lines.push(
     '',
-    "A reading counts only when its median is further from 1 than the control's median (and than " +
-      `${NOISE_FLOOR * 100}%) and the middle half of its rounds lies on that side of 1 (scripts/bench/verdict.ts); ` +
-      'the change is slower if any reading is.',
+    'A reading counts only when the middle half of its rounds lies wholly outside the middle half of the ' +
+      `control's, and outside 1 ± ${NOISE_FLOOR * 100}% (scripts/bench/verdict.ts); the change is slower if any ` +
+      'reading is.',
     '',
     `**Verdict: ${verdict}.**`,
   );

@@ -5,17 +5,17 @@
 // of the same code differ by a little for as long as they run (rounds share that offset, so their
 // spread does not show it). So the run measures its own noise: a control pair, a second gateway of
 // the working tree against the first, gives the ratio of two identical servers in the same rounds.
-// A difference counts only when its median is further from 1 than the control's median is (and
-// than NOISE_FLOOR: the at-once median moved by about 1% between runs of the same code,
-// docs/performance.md, Method), and the middle half of its rounds (the interquartile range) lies
-// wholly on that side of 1. Anything else is within noise; so is a reading of fewer than MIN_ROUNDS
-// rounds (--quick), whose quartiles say nothing of the spread.
+// A difference counts only when the middle half of its rounds (the interquartile range) lies wholly
+// outside the band the control's middle half spans, widened to 1 ± NOISE_FLOOR at least (the
+// at-once median moved by about 1% between runs of the same code: docs/performance.md, Method).
+// Anything else is within noise; so is a reading of fewer than MIN_ROUNDS rounds (--quick), whose
+// quartiles say nothing of the spread.
 
 import { median } from './load.ts';
 
 export type Verdict = 'faster' | 'slower' | 'within noise';
 
-/** A difference of the median smaller than this is within noise whatever the quartiles say. */
+/** The narrowest band of noise around 1, whatever the control says. */
 export const NOISE_FLOOR = 0.01;
 
 /** Fewer rounds than this have no spread to judge by. */
@@ -34,8 +34,9 @@ export interface Judged {
   median: number;
   q1: number;
   q3: number;
-  /** How far from 1 a median must be to count: the control's distance, at least NOISE_FLOOR. */
-  noise: number;
+  /** The band of noise: the control's interquartile range, and 1 ± NOISE_FLOOR at least. */
+  lower: number;
+  upper: number;
   verdict: Verdict;
 }
 
@@ -47,17 +48,18 @@ export function judge(ratios: number[], control: number[]): Judged {
   const m = median(ratios);
   const q1 = quantile(ratios, 0.25);
   const q3 = quantile(ratios, 0.75);
-  const c = median(control);
-  const noise = Math.max(NOISE_FLOOR, Number.isFinite(c) ? Math.abs(c - 1) : Infinity);
+  const [c1, c3] = [quantile(control, 0.25), quantile(control, 0.75)]; // NaN without a control
+  const lower = Number.isNaN(c1) ? 1 - NOISE_FLOOR : Math.min(1 - NOISE_FLOOR, c1);
+  const upper = Number.isNaN(c3) ? 1 + NOISE_FLOOR : Math.max(1 + NOISE_FLOOR, c3);
   const verdict: Verdict =
-    ratios.length < MIN_ROUNDS || !Number.isFinite(m) || Math.abs(m - 1) <= noise
+    ratios.length < MIN_ROUNDS || control.length < MIN_ROUNDS
       ? 'within noise'
-      : q1 > 1
+      : q1 > upper
         ? 'faster'
-        : q3 < 1
+        : q3 < lower
           ? 'slower'
           : 'within noise';
-  return { median: m, q1, q3, noise, verdict };
+  return { median: m, q1, q3, lower, upper, verdict };
 }
 
 /**
