@@ -3,7 +3,8 @@
 // (checkout.ts) and of the working tree, each serving the real dataset as its own build publishes
 // it, run side by side as `npm start` runs them, pinned on CPU 0 with a bare node:http server that
 // replays the working tree's bytes, and a second gateway of the working tree, the control whose
-// difference from the first is the run's own noise (verdict.ts); wrk on CPU 1. For the br-encoded
+// difference from the first is the run's own noise (verdict.ts); wrk on CPU 1. Every gateway is
+// started afresh for each round. For the br-encoded
 // 200, the 304 and the identity 200 (real-request.ts), measured both ways the production bench
 // measures: in turn (each server alone on CPU 0, so each is quiet while the others are loaded, as
 // a real server is between bursts) and all loaded at once (load.ts, together). Each round gives
@@ -24,13 +25,13 @@ import { type Judged, judge, NOISE_FLOOR, overall } from './verdict.ts';
 
 const BEFORE = 'before';
 const AFTER = 'after';
-const CONTROL = 'after, again';
+const CONTROL = 'control';
 
 interface Mode {
   /** Each side's speed relative to bare, the median of the rounds. */
   before: number;
   after: number;
-  /** after ÷ before, round by round, and judged against the control's rounds (after, again ÷ after). */
+  /** after ÷ before, round by round, and judged against the control's rounds (control ÷ after). */
   each: number[];
   control: number[];
   judged: Judged;
@@ -53,13 +54,54 @@ function modeOf(cpu: (name: string) => number[]): Mode {
   return { before: median(b), after: median(a), each, control, judged: judge(each, control) };
 }
 
-/** Starts a side's gateway on 1,000 seeded accounts and captures the three requests from it. */
-async function startSide(b: Bench, name: string, siteDir: string, checkout?: RefCheckout) {
+/**
+ * A side: its gateway's store (1,000 seeded accounts) and site, and the three requests captured
+ * from it once. Its gateway is started afresh for every round (start).
+ */
+async function prepareSide(b: Bench, name: string, siteDir: string, checkout?: RefCheckout) {
   const state = join(b.work, `state-${name}`);
   const keysFile = seedAccounts(state, 1_000);
   const env = { STATE_DIR: state, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000000' };
-  const gateway = await startGateway(b, env, 'bundle', checkout);
-  return { gateway, loads: await captureRealLoads(gateway, keysFile, RECORD) };
+  const start = () => startGateway(b, env, 'bundle', checkout);
+  const first = await start();
+  const loads = await captureRealLoads(first, keysFile, RECORD);
+  await first.stop();
+  return { name, start, loads };
+}
+
+/** The CPU µs a request of every server, per request and mode, one entry a round. */
+type Rounds = Map<string, { inTurn: number[]; atOnce: number[] }>;
+
+/**
+ * One round: each side's gateway started afresh (two processes of the same code differ by a
+ * little for as long as they run, so fresh processes put that difference into the rounds' spread,
+ * where the verdict sees it), then for each request a bare server replaying the working tree's
+ * answer, each server measured alone in turn (the order moved on by the round) and all at once.
+ */
+async function round(b: Bench, r: number, sides: Awaited<ReturnType<typeof prepareSide>>[], figures: Rounds[]) {
+  const gateways = await Promise.all(sides.map((s) => s.start()));
+  const once = { ...b, rounds: 1 };
+  for (const [i, [, sample, load]] of sides[1]!.loads.entries()) {
+    const bare = await startBare(b, sample.status, sample.headers, sample.body);
+    const targets: Target[] = sides.map((s, j) => ({
+      name: s.name,
+      url: gateways[j]!.url,
+      pid: gateways[j]!.pid,
+      load: s.loads[i]![2],
+    }));
+    targets.push({ name: BARE, url: bare.url, pid: bare.pid, load });
+    const turn = [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)];
+    const inTurn = await rounds(once, turn);
+    const atOnce = await together(b, targets, 1);
+    await bare.stop();
+    for (const t of targets) {
+      const f = figures[i]!.get(t.name) ?? { inTurn: [], atOnce: [] };
+      f.inTurn.push(inTurn.get(t.name)!.cpuEach![0]!);
+      f.atOnce.push(atOnce.get(t.name)!.each[0]!);
+      figures[i]!.set(t.name, f);
+    }
+  }
+  for (const g of gateways) await g.stop();
 }
 
 /** The report of `ref` (before) against the working tree (after), as Markdown ending in the verdict. */
@@ -68,39 +110,30 @@ export async function compareWith(b: Bench, ref: string): Promise<string> {
   const header = runHeader(b);
   const loadAtStart = loadavg()[0]!;
   const old = checkoutRef(b, ref);
-  const before = await startSide(b, BEFORE, old.siteDir, old);
   const siteDir = publishRealSite(b);
-  const after = await startSide(b, AFTER, siteDir);
-  const again = await startSide(b, 'control', siteDir);
-  const compared: Compared[] = [];
-  for (const [i, [name, sample, load]] of after.loads.entries()) {
-    const [, beforeSample, beforeLoad] = before.loads[i] as RealLoad;
-    const [, , againLoad] = again.loads[i] as RealLoad;
-    const bare = await startBare(b, sample.status, sample.headers, sample.body);
-    const targets: Target[] = [
-      { name: BEFORE, url: before.gateway.url, pid: before.gateway.pid, load: beforeLoad },
-      { name: AFTER, url: after.gateway.url, pid: after.gateway.pid, load },
-      { name: CONTROL, url: again.gateway.url, pid: again.gateway.pid, load: againLoad },
-      { name: BARE, url: bare.url, pid: bare.pid, load },
-    ];
-    const inTurn = await rounds(b, targets);
-    const atOnce = await together(b, targets, b.rounds);
-    await bare.stop();
-    const c: Compared = {
-      name,
-      bytes: { before: beforeSample.body.length, after: sample.body.length },
-      inTurn: modeOf((n) => inTurn.get(n)!.cpuEach!),
-      atOnce: modeOf((n) => atOnce.get(n)!.each),
-    };
-    compared.push(c);
-    console.error(
-      `${name.padEnd(24)} after ÷ before: in turn ${c.inTurn.judged.median.toFixed(3)} (${c.inTurn.judged.verdict}), ` +
-        `at once ${c.atOnce.judged.median.toFixed(3)} (${c.atOnce.judged.verdict})`,
-    );
+  const sides = [
+    await prepareSide(b, BEFORE, old.siteDir, old),
+    await prepareSide(b, AFTER, siteDir),
+    await prepareSide(b, CONTROL, siteDir),
+  ];
+  const figures: Rounds[] = sides[1]!.loads.map(() => new Map());
+  for (let r = 0; r < b.rounds; r++) {
+    await round(b, r, sides, figures);
+    console.error(`round ${r + 1} of ${b.rounds} done`);
   }
-  await before.gateway.stop();
-  await after.gateway.stop();
-  await again.gateway.stop();
+  const compared = sides[1]!.loads.map(
+    ([name, sample], i): Compared => ({
+      name,
+      bytes: { before: (sides[0]!.loads[i] as RealLoad)[1].body.length, after: sample.body.length },
+      inTurn: modeOf((n) => figures[i]!.get(n)!.inTurn),
+      atOnce: modeOf((n) => figures[i]!.get(n)!.atOnce),
+    }),
+  );
+  for (const c of compared)
+    console.error(
+      `${c.name.padEnd(24)} after ÷ before: in turn ${c.inTurn.judged.median.toFixed(3)} ` +
+        `(${c.inTurn.judged.verdict}), at once ${c.atOnce.judged.median.toFixed(3)} (${c.atOnce.judged.verdict})`,
+    );
   return report(b, header, old, compared, [loadAtStart, loadavg()[0]!]);
 }
 
@@ -112,8 +145,9 @@ function report(b: Bench, header: string, old: RefCheckout, compared: Compared[]
     '',
     `Before: ${old.ref} (${old.commit}); after: the working tree. Both bundles run as npm start runs them, ` +
       `each on the real dataset as its own build publishes it, with a bare node:http server replaying the ` +
-      `working tree's bytes, and a second gateway of the working tree as the control. In turn: ${b.rounds} ` +
-      `rounds, each server alone on CPU 0; at once: ${b.rounds} rounds of the four loaded together. Per ` +
+      `working tree's bytes, and a second gateway of the working tree as the control, every gateway started ` +
+      `afresh for each of ${b.rounds} rounds. In a round, each server alone on CPU 0 in turn, then the four ` +
+      'loaded together. Per ' +
       `round, each gateway's speed relative to bare (bare's CPU time a request ÷ its own), and after ÷ ` +
       `before: above 1, the working tree is faster; the control is the working tree ÷ itself. Load average ` +
       `(1 min) at the start ${load[0]!.toFixed(2)}, at the end ${load[1]!.toFixed(2)}.`,
