@@ -4,10 +4,10 @@
 // it, run side by side as `npm start` runs them, pinned on CPU 0 with a bare node:http server that
 // replays the working tree's bytes, and a second gateway of the working tree, the control whose
 // difference from the first is the run's own noise (verdict.ts); wrk on CPU 1. Every gateway is
-// started afresh for each round. For the br-encoded
-// 200, the 304 and the identity 200 (real-request.ts), measured both ways the production bench
-// measures: in turn (each server alone on CPU 0, so each is quiet while the others are loaded, as
-// a real server is between bursts) and all loaded at once (load.ts, together). Each round gives
+// started afresh for each round. For the br-encoded 200, the 304 and the identity 200
+// (real-request.ts), measured both ways the production bench measures: in turn (each server alone
+// on CPU 0, so each is quiet while the others are loaded, as a real server is between bursts) and
+// all loaded at once (load.ts, together). Each round gives
 // each gateway's speed relative to bare (bare's CPU time a request ÷ the gateway's) and their
 // ratio, after ÷ before: above 1, the working tree is faster. Bare cancels out of that ratio within
 // a round; it is there to show each side's level, the figure the page's table holds.
