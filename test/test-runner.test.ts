@@ -3,15 +3,26 @@
 // skipped and why, and the exit code is the runner's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { tempDir } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 
 const run = (source: string) => {
-  const file = join(tempDir('test-runner'), 'sample.test.mjs');
-  writeFileSync(file, `import { describe, it } from 'node:test';\n${source}`);
+  const dir = tempDir('test-runner');
+  const file = join(dir, 'sample.test.mjs');
+  // a helper that skips a whole suite, as test/helpers/suite.ts does: its test is named, not its file
+  mkdirSync(join(dir, 'helpers'));
+  writeFileSync(
+    join(dir, 'helpers', 'suite.mjs'),
+    "import { it } from 'node:test';\n" +
+      "export const skipAll = (name, skip) => it('all of ' + name, { skip }, () => {});\n",
+  );
+  writeFileSync(
+    file,
+    `import { describe, it } from 'node:test';\nimport { skipAll } from './helpers/suite.mjs';\n${source}`,
+  );
   // without this, the inner runner would report to this one instead of printing its own report
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   return spawnSync(process.execPath, ['scripts/test.mjs', '--test', file], { cwd: root, env, encoding: 'utf8' });
@@ -23,13 +34,15 @@ it('passes', () => {});
 it('fails', () => { throw new Error('no'); });
 it('needs pages', { skip: 'no saved pages here' }, () => {});
 describe('redis', () => it('needs redis', { skip: 'no Redis here' }, () => {}));
-it('also needs pages', { skip: 'no saved pages here' }, () => {});`);
+it('also needs pages', { skip: 'no saved pages here' }, () => {});
+skipAll('redis suite', 'no Redis here');`);
   assert.equal(r.status, 1, r.stderr);
   const lines = r.stdout.trim().split('\n');
-  for (const summary of ['# pass 1', '# fail 1', '# skipped 3']) assert.ok(lines.includes(summary), summary);
+  for (const summary of ['# pass 1', '# fail 1', '# skipped 4']) assert.ok(lines.includes(summary), summary);
   assert.equal(
     lines.at(-1),
-    'skipped tests: 3: 2 × "no saved pages here" (sample.test.mjs); 1 × "no Redis here" (sample.test.mjs) ' +
+    'skipped tests: 4: 2 × "no saved pages here" (sample.test.mjs); ' +
+      '2 × "no Redis here" (sample.test.mjs, all of redis suite) ' +
       '(what each needs and where to get it: docs/operations.md, CI)',
   );
 });
