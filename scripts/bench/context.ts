@@ -24,6 +24,8 @@ export interface Bench {
   bundleDir: string;
   hasNginx: boolean;
   children: ChildProcess[];
+  /** The arguments that are not options, for an entry point that takes some (bench:compare's ref). */
+  positionals: string[];
 }
 
 export const root = resolve('.');
@@ -35,12 +37,13 @@ export const NGINX_MISSING =
   'nginx is not installed, so it is left out of this run: `apt-get update && apt-get install -y nginx` adds it';
 
 /** The options every server bench takes; --quick is a smoke run of every scenario. */
-function parseBenchArgs(argv: string[]) {
-  const { values: v } = parseArgs({
+function parseBenchArgs(argv: string[], defaultRounds: number) {
+  const { values: v, positionals } = parseArgs({
     args: argv,
+    allowPositionals: true,
     options: {
       duration: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: String(defaultRounds) },
       warmup: { type: 'string', default: '3' },
       connections: { type: 'string', default: '32' },
       'at-once-rounds': { type: 'string', default: '8' },
@@ -55,6 +58,7 @@ function parseBenchArgs(argv: string[]) {
     rounds: v.quick ? 1 : Math.max(1, Number(v.rounds)),
     atOnceRounds: v.quick ? 2 : Math.max(1, Number(v['at-once-rounds'])),
     out: v.out,
+    positionals,
   };
 }
 
@@ -63,18 +67,32 @@ const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status
 /** `argv` run on CPU `cpu` only: 0 for the servers, 1 for the load generator. */
 export const pin = (cpu: number, argv: string[]) => ['taskset', '-c', String(cpu), ...argv];
 
+export interface EntryPoint {
+  /** How many arguments that are not options it takes (0 unless said), and its usage line when they are wrong. */
+  positionals?: number;
+  usage?: string;
+  /** --rounds when not given (3 unless said). */
+  rounds?: number;
+}
+
 /**
  * An entry point's run: the context from argv; this process (which drains the gateways' logs) pinned
  * to the load generator's CPU 1, off the servers' CPU 0; then `main`, whose Markdown report goes to
  * stdout, and to --out FILE when given. Servers and the work folder go either way; a failure sets
  * the exit code. Speed is measured pinned or not at all: wrk, taskset and two cores are required.
  */
-export async function runBench(argv: string[], main: (b: Bench) => Promise<string>) {
+export async function runBench(argv: string[], main: (b: Bench) => Promise<string>, entry: EntryPoint = {}) {
+  const options = parseBenchArgs(argv, entry.rounds ?? 3);
+  if (options.positionals.length !== (entry.positionals ?? 0)) {
+    console.error(entry.usage ?? `unexpected arguments: ${options.positionals.join(' ')}`);
+    process.exitCode = 2;
+    return;
+  }
   const npmScript = process.env.npm_lifecycle_event;
   const command = npmScript ? `npm run ${npmScript}` : `tsx ${process.argv[1]}`;
   const b: Bench = {
     command: argv.length ? `${command} -- ${argv.join(' ')}` : command,
-    ...parseBenchArgs(argv),
+    ...options,
     work: join(tmpdir(), `grain-bench-${process.pid}`),
     bundleDir: join(root, 'dist', `bench-${process.pid}`),
     hasNginx: has('nginx'),

@@ -31,6 +31,8 @@ export interface Result {
   cpuUs?: number;
   /** req/s of each round, when the figures are medians of rounds. */
   all?: number[];
+  /** CPU µs a request of each round, likewise. */
+  cpuEach?: number[];
 }
 
 function wrkScript(load: Load): string {
@@ -147,6 +149,7 @@ export async function rounds(b: Bench, targets: Target[]): Promise<Map<string, R
       errors: rs.reduce((a, x) => a + x.errors, 0),
       cpuUs: median(rs.map((x) => x.cpuUs ?? NaN)),
       all: rs.map((x) => x.rps),
+      cpuEach: rs.map((x) => x.cpuUs ?? NaN),
     });
   }
   return out;

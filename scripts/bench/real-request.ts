@@ -26,7 +26,14 @@ export interface RealCase {
 
 const header = (c: Captured, name: string) => c.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 
-export async function realRequests(b: Bench, gateway: Running, keysFile: string, path: string): Promise<RealCase[]> {
+/** One request clients send: its name, the gateway's answer to it, and the load that repeats it. */
+export type RealLoad = [name: string, sample: Captured, load: Load];
+
+/**
+ * The three requests, each asked of `gateway` once with the first key of `keysFile` (the 304 with
+ * the ETag the gateway gave), checked, and paired with the load that repeats it with every key.
+ */
+export async function captureRealLoads(gateway: Running, keysFile: string, path: string): Promise<RealLoad[]> {
   const key = readFileSync(keysFile, 'utf8').split('\n')[0]!;
   const br = { 'Accept-Encoding': 'br, gzip' };
   const brSample = await probe(gateway.url, path, { 'x-api-key': key, ...br });
@@ -37,11 +44,16 @@ export async function realRequests(b: Bench, gateway: Running, keysFile: string,
   const nmSample = await probe(gateway.url, path, { 'x-api-key': key, ...revalidate });
   if (nmSample.status !== 304) throw new Error(`expected a 304, got ${nmSample.status}`);
   const idSample = await probe(gateway.url, path, { 'x-api-key': key });
-  const cases: [name: string, sample: Captured, load: Load][] = [
+  if (idSample.status !== 200) throw new Error(`expected an identity 200, got ${idSample.status}`);
+  return [
     ['br-encoded 200', brSample, { path, keysFile, headers: br }],
     ['304 (If-None-Match, br)', { ...nmSample, body: Buffer.alloc(0) }, { path, keysFile, headers: revalidate }],
     ['identity 200', idSample, { path, keysFile }],
   ];
+}
+
+export async function realRequests(b: Bench, gateway: Running, keysFile: string, path: string): Promise<RealCase[]> {
+  const cases = await captureRealLoads(gateway, keysFile, path);
   const nginx = b.hasNginx
     ? await startNginxReplay(b, new Map(cases.map(([, sample], i) => [`/replay-${i}`, sample])))
     : null;

@@ -56,22 +56,40 @@ async function startPinned(
 const portReady = (port: number) => async () => ((await reachable(port)) ? `http://127.0.0.1:${port}` : null);
 
 /**
- * The bench's own bundle, made once before any gateway starts: a start then never pays for
- * bundling, and a source edited by someone else during the run does not change what is measured
- * unless start.mjs finds it newer, as npm start would.
+ * A checkout whose gateway the bench runs: its folder (holding its own scripts/start.mjs, and
+ * node_modules where the bundle's packages resolve) and the bundle's folder inside it.
  */
-function bundleForBench(b: Bench) {
-  if (existsSync(join(b.bundleDir, 'gateway.js'))) return;
-  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', b.bundleDir], { cwd: root, stdio: [0, 2, 2] });
-  if (run.status !== 0) throw new Error('the gateway does not bundle');
+export interface Checkout {
+  dir: string;
+  bundleDir: string;
+}
+
+/**
+ * `checkout`'s bundle, made once before any gateway starts: a start then never pays for bundling,
+ * and a source edited by someone else during the run does not change what is measured unless
+ * start.mjs finds it newer, as npm start would.
+ */
+export function bundleForBench(checkout: Checkout) {
+  if (existsSync(join(checkout.bundleDir, 'gateway.js'))) return;
+  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', checkout.bundleDir], {
+    cwd: checkout.dir,
+    stdio: [0, 2, 2],
+  });
+  if (run.status !== 0) throw new Error(`the gateway in ${checkout.dir} does not bundle`);
 }
 
 /**
  * The gateway as `npm start` runs it: node scripts/start.mjs, which imports the bundle; or, for
- * comparison, from the sources through tsx as `npm run dev` runs it (without the watcher).
+ * comparison, from the sources through tsx as `npm run dev` runs it (without the watcher). This
+ * checkout's unless another is given (bench:compare's ref).
  */
-export function startGateway(b: Bench, env: Record<string, string>, how: 'bundle' | 'tsx' = 'bundle') {
-  bundleForBench(b);
+export function startGateway(
+  b: Bench,
+  env: Record<string, string>,
+  how: 'bundle' | 'tsx' = 'bundle',
+  checkout: Checkout = { dir: root, bundleDir: b.bundleDir },
+) {
+  bundleForBench(checkout);
   const command = how === 'bundle' ? ['scripts/start.mjs'] : ['--import', 'tsx', 'gateway/index.ts'];
   let port = 0;
   let out = '';
@@ -79,8 +97,8 @@ export function startGateway(b: Bench, env: Record<string, string>, how: 'bundle
     b,
     [process.execPath, ...command],
     {
-      cwd: root,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DIST_DIR: b.bundleDir, ...env },
+      cwd: checkout.dir,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DIST_DIR: checkout.bundleDir, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
     async (child) => {

@@ -1,0 +1,55 @@
+// npm test's runner (scripts/test.mjs), run as npm test runs it on a file of its own: node's TAP
+// report stays whole (CI reads `# pass N` and `# fail N`), the last line says how many tests were
+// skipped and why, and the exit code is the runner's.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { tempDir } from './helpers/dataset.ts';
+import { root } from './helpers/gateway.ts';
+
+const run = (source: string) => {
+  const dir = tempDir('test-runner');
+  const file = join(dir, 'sample.test.mjs');
+  // a helper that skips a whole suite, as test/helpers/suite.ts does: its test is named, not its file
+  mkdirSync(join(dir, 'helpers'));
+  writeFileSync(
+    join(dir, 'helpers', 'suite.mjs'),
+    "import { it } from 'node:test';\n" +
+      "export const skipAll = (name, skip) => it('all of ' + name, { skip }, () => {});\n",
+  );
+  writeFileSync(
+    file,
+    `import { describe, it } from 'node:test';\nimport { skipAll } from './helpers/suite.mjs';\n${source}`,
+  );
+  // without this, the inner runner would report to this one instead of printing its own report
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  return spawnSync(process.execPath, ['scripts/test.mjs', '--test', file], { cwd: root, env, encoding: 'utf8' });
+};
+
+it('ends with the skipped tests grouped by reason, after node’s own summary, and exits as the tests did', () => {
+  const r = run(`
+it('passes', () => {});
+it('fails', () => { throw new Error('no'); });
+it('needs pages', { skip: 'no saved pages here' }, () => {});
+describe('redis', () => it('needs redis', { skip: 'no Redis here' }, () => {}));
+it('also needs pages', { skip: 'no saved pages here' }, () => {});
+skipAll('redis suite', 'no Redis here');`);
+  assert.equal(r.status, 1, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  for (const summary of ['# pass 1', '# fail 1', '# skipped 4']) assert.ok(lines.includes(summary), summary);
+  assert.equal(
+    lines.at(-1),
+    'skipped tests: 4: 2 × "no saved pages here" (sample.test.mjs); ' +
+      '2 × "no Redis here" (sample.test.mjs, all of redis suite) ' +
+      '(what each needs and where to get it: docs/operations.md, CI)',
+  );
+});
+
+it('says none were skipped, and exits 0 when every test passed', () => {
+  const r = run(`it('passes', () => {});`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.stdout.includes('# pass 1\n'));
+  assert.equal(r.stdout.trim().split('\n').at(-1), 'skipped tests: none');
+});
