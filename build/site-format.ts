@@ -9,7 +9,6 @@
 
 export * from './error-codes.ts';
 export * from './page-slots.ts';
-
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const BUILDS_DIR = 'builds';
@@ -32,7 +31,6 @@ interface ManifestVariant {
 }
 
 export type BodyEntry = { type: string; identity: ManifestVariant; br?: ManifestVariant; gzip?: ManifestVariant };
-
 export interface Manifest {
   generated: string;
   build_id: string;
@@ -61,10 +59,8 @@ export const BODY_TYPES = {
   tgz: 'application/gzip',
 } as const;
 export type BodyKind = keyof typeof BODY_TYPES;
-
 export const ENCODINGS = ['br', 'gzip'] as const;
 export type Encoding = 'identity' | (typeof ENCODINGS)[number];
-
 const BUILD_ID = /^[0-9a-f]{16}$/;
 
 /** A pointer's text → the pointer, or an error naming what is wrong (a half-written or foreign file). */
@@ -106,7 +102,6 @@ export function bodyPath({ pointer, manifest }: Build, route: string): string | 
 }
 
 export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
-
 // The route table: every path the service answers, written once. The router, the metrics'
 // labels, the compiler, the clients and the OpenAPI document read it (docs/contract.md, Endpoints);
 // test/routes.test.ts holds the router to exactly these rows.
@@ -187,10 +182,8 @@ export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
 /** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
 export const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
-
 /** The tables' pages: HTML anyone may read, with no slot to fill (docs/contract.md, The front door). */
 export const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
-
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
 /** The client package's tarball, served with no key (docs/sync.md, The client package). */
@@ -259,7 +252,6 @@ export const RECOVERY_ACCEPTED_MESSAGE = // the 202's message, the same for ever
 /** docs/contract.md, Endpoints: the changelog's `limit` defaults to 20, at most 100. */
 export const CHANGELOG_DEFAULT_LIMIT = 20;
 export const CHANGELOG_MAX_LIMIT = 100;
-
 /** The canonical key of a changelog request (grain id in its canonical case). */
 export const changelogKey = (grainId: string | null, limit: number) =>
   grainId ? `${ROUTES.changelog.path}?grain_id=${grainId}&limit=${limit}` : `${ROUTES.changelog.path}?limit=${limit}`;
