@@ -38,8 +38,11 @@ describe('the README, run as written', () => {
     assert.match(start!, /npm start/);
     const port = await freePort();
     const home = tempDir('readme-home');
+    // a user's shell, not npm's: run under npm test, the environment holds npm's own variables
+    // (npm_config_local_prefix names this checkout), which would send the README's npm install here
+    const shell = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
     const env = {
-      ...process.env,
+      ...shell,
       PORT: String(port),
       STATE_DIR: tempDir('readme-var'),
       SITE_DIR: tempDir('readme-site'),
@@ -82,6 +85,7 @@ describe('the README, run as written', () => {
       'the package installed',
     );
 
+    assert.equal(npm.exitCode, null, `npm start is still running: ${log}`);
     const exited = new Promise<number | null>((resolve) => npm!.once('exit', resolve));
     npm.kill('SIGTERM');
     await exited;
