@@ -7,8 +7,9 @@
 //   it waits longer for a known one (docs/contract.md, Getting a key back).
 // - The mail links to the recovery page with a single-use token (only its SHA-256 is stored), good
 //   for RECOVERY_TOKEN_MINUTES and superseded by a newer one. Opening the page changes nothing
-//   (mail scanners fetch links); its button, or POST /api/keys/recover/confirm {token}, revokes
-//   every live key of the account and issues one new key.
+//   (mail scanners fetch links), and a dead link's page says why; its button, or
+//   POST /api/keys/recover/confirm {token}, revokes every live key of the account and issues one
+//   new key.
 // - Limits: RECOVERY_MAILS_PER_HOUR per e-mail address, REGISTER_LIMIT_PER_HOUR per client address;
 //   using a token counts as a registration attempt.
 import {

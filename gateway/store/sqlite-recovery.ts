@@ -54,7 +54,8 @@ export function sqliteRecovery(db: Database.Database, { accountOf, insertKey }: 
   const insert = db.prepare<[Buffer, number, number, number]>(
     'INSERT INTO recovery_tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
   );
-  // the decoy's statements mirror the three above, one for one (an index, a delete, an insert)
+  // the decoy's statements mirror the three above, one for one: a delete, an update by index (which
+  // finds nothing, as a first token's finds nothing), an insert into a table with the same indexes
   const supersedeDecoy = db.prepare<[number, number]>(
     'UPDATE recovery_decoys SET expires_at = ? WHERE subject = ? AND expires_at < 0',
   );
