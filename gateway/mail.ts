@@ -3,6 +3,9 @@
 // mail is sent after the request that asked for it was answered, so its fate never shows in an
 // answer: one that fails is logged, counted (GET /metrics), shown in /health (mail_degraded) and
 // tried again a bounded number of times. Never logged: a mail's text (it holds a recovery link).
+// A mail that must not go out (a recovery asked for an address no account holds) is rehearsed:
+// composed the same way and, on the embedded default, written to one scratch file, so that it costs
+// the event loop what a real one does (docs/contract.md, Getting a key back).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +36,11 @@ export type MailOutcome = 'sent' | 'failed' | 'given_up';
 export interface Mailer {
   /** Queues a mail: its first attempt starts at once. Never throws. */
   send(message: MailMessage): void;
+  /**
+   * Composes a mail as send does and sends it nowhere: over SMTP it is dropped once composed; on
+   * the embedded default it overwrites DECOY_FILE. Counted nowhere, logged never. Never throws.
+   */
+  rehearse(message: MailMessage): Promise<void>;
   /** Whether the last attempt failed, and why (/health); `version` changes with it. */
   readonly status: { readonly degraded: boolean; readonly reason: string | null; readonly version: number };
   /** Attempts by outcome: sent, failed (each failed attempt), given up (GET /metrics). */
@@ -45,6 +53,8 @@ export interface Mailer {
 
 /** The embedded default's mail folder, under STATE_DIR. */
 export const OUTBOX_DIR = 'outbox';
+/** The rehearsed mails' one file, under STATE_DIR, each overwriting the last (mode 0600). */
+export const DECOY_FILE = 'mail-rehearsal.eml';
 const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 300_000, 600_000];
 const CLOSE_WAIT_MS = 2_000;
 
@@ -52,9 +62,8 @@ export function createMailer(opts: MailerOptions): Mailer {
   const { smtpUrl, mailFrom: from, stateDir } = opts.config;
   const outboxDir = join(stateDir, OUTBOX_DIR);
   const delays = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-  const transport = smtpUrl
-    ? createTransport(smtpUrl, { from })
-    : createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from });
+  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' }, { from });
+  const transport = smtpUrl ? createTransport(smtpUrl, { from }) : composer;
   const status = { degraded: false, reason: null as string | null, version: 0 };
   const counts: Record<MailOutcome, number> = { sent: 0, failed: 0, given_up: 0 };
   const waiting = new Set<NodeJS.Timeout>();
@@ -72,10 +81,15 @@ export function createMailer(opts: MailerOptions): Mailer {
   async function deliver(m: MailMessage): Promise<string> {
     const info = await transport.sendMail({ to: m.to, subject: m.subject, text: m.text });
     if (smtpUrl) return 'smtp';
+    return write(info, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+  }
+
+  /** A composed mail into the outbox as `file`, or over DECOY_FILE (null): the same calls either way. */
+  function write(info: unknown, file: string | null) {
     mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
-    const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`;
-    writeFileSync(join(outboxDir, file), (info as { message: Buffer }).message, { mode: 0o600, flag: 'wx' });
-    return join(outboxDir, file);
+    const path = file === null ? join(stateDir, DECOY_FILE) : join(outboxDir, file);
+    writeFileSync(path, (info as { message: Buffer }).message, { mode: 0o600, flag: file === null ? 'w' : 'wx' });
+    return path;
   }
 
   function attempt(m: MailMessage, n: number) {
@@ -117,6 +131,14 @@ export function createMailer(opts: MailerOptions): Mailer {
         return;
       }
       attempt(m, 0);
+    },
+    async rehearse(m) {
+      try {
+        const info = await composer.sendMail({ to: m.to, subject: m.subject, text: m.text });
+        if (!smtpUrl) write(info, null);
+      } catch {
+        // nothing was to be sent: a rehearsal that fails tells nobody anything
+      }
     },
     status,
     counts,

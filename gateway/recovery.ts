@@ -1,11 +1,15 @@
 // Getting a key back (docs/contract.md, Getting a key back): whoever reads the mailbox of an
 // account's address can always get a key, and nobody else can lock it out.
 // - POST /api/keys/recover {email} answers 202, the same status, headers and body for every
-//   well-formed address, known or not; the store is asked and the mail sent only after the answer.
+//   well-formed address, known or not; the store is asked and the mail sent only after the answer,
+//   and an address no account holds causes the same work then (a decoy token row written, a mail
+//   composed and written nowhere it can be read), so that not even the request sent right behind
+//   it waits longer for a known one (docs/contract.md, Getting a key back).
 // - The mail links to the recovery page with a single-use token (only its SHA-256 is stored), good
 //   for RECOVERY_TOKEN_MINUTES and superseded by a newer one. Opening the page changes nothing
-//   (mail scanners fetch links); its button, or POST /api/keys/recover/confirm {token}, revokes
-//   every live key of the account and issues one new key.
+//   (mail scanners fetch links), and a dead link's page says why; its button, or
+//   POST /api/keys/recover/confirm {token}, revokes every live key of the account and issues one
+//   new key.
 // - Limits: RECOVERY_MAILS_PER_HOUR per e-mail address, REGISTER_LIMIT_PER_HOUR per client address;
 //   using a token counts as a registration attempt.
 import {
@@ -83,19 +87,25 @@ export function createRecovery(opts: RecoveryOptions) {
   const address = (req: GatewayRequest) =>
     clientAddress(req.remoteAddress, req.headers['x-forwarded-for'], opts.trustProxy);
 
-  /** Keeps a token and mails its link, when an account holds the address; run after the answer. */
+  /**
+   * Keeps a token and mails its link when an account holds the address; otherwise the same steps
+   * with a decoy token and a rehearsed mail (to the address masked: an unknown one is kept nowhere).
+   * Run after the answer.
+   */
   async function mailLink(email: string, now: number) {
     const token = generateRecoveryToken();
+    let known: boolean;
     try {
-      if (!(await store.recovery.issue(email, hashKey(token), now, now + TOKEN_MS))) return;
+      known = await store.recovery.issue(email, hashKey(token), now, now + TOKEN_MS);
     } catch (err) {
       opts.log({ event: 'recovery_not_saved', error: (err as Error).message });
       return;
     }
     const origin = opts.linkOrigin();
-    opts.mailer.send(
-      recoveryMail(email, `${origin}${ROUTES.recoverPage.path}?${RECOVERY_LINK_PARAM}=${token}`, origin),
-    );
+    const to = known ? email : email.replace(/[^@.]/g, 'x');
+    const mail = recoveryMail(to, `${origin}${ROUTES.recoverPage.path}?${RECOVERY_LINK_PARAM}=${token}`, origin);
+    if (known) opts.mailer.send(mail);
+    else await opts.mailer.rehearse(mail);
   }
 
   /** Counts the request against both limits, then answers; what the store knows shows in no answer. */
@@ -176,16 +186,30 @@ export function createRecovery(opts: RecoveryOptions) {
     }
   }
 
-  /** GET and HEAD /recover: the form that asks for a mail, or a link's button; nothing changes. */
+  /**
+   * A link opened: its button while the token works; a used, expired, superseded or unknown one
+   * says which, with the form that asks for a new mail. One read by the token's hash, nothing
+   * written: opening a link twice, or a mail scanner's fetch, uses nothing up.
+   */
+  async function linkPage(token: string, now: number, head: boolean): Promise<GatewayResponse> {
+    try {
+      const state = isWellFormedRecoveryToken(token) ? await store.recovery.state(hashKey(token), now) : 'unknown';
+      if (state !== 'live') return requestPage(400, { email: '', error: REFUSED[state].message }, head);
+      const r = pageResponse(200, fillPage(opts.site.current, 'recoverConfirm', { token }));
+      return head ? { ...r, body: null } : r;
+    } catch (err) {
+      const e = formError(err);
+      return requestPage(e.status, { email: '', error: e.message }, head, Object.entries(e.headers).flat());
+    }
+  }
+
+  /** GET and HEAD /recover: the form that asks for a mail, or a link's page; nothing changes. */
   function page(req: GatewayRequest, now: number): GatewayResponse | Promise<GatewayResponse> {
     if (req.method === 'POST') return formPost(req, now);
     const head = req.method === 'HEAD';
     const token = linkToken(req.url);
     if (token === null) return requestPage(200, { email: '', error: '' }, head);
-    if (!isWellFormedRecoveryToken(token))
-      return requestPage(400, { email: '', error: ERRORS.recoveryTokenUnknown.message }, head);
-    const r = pageResponse(200, fillPage(opts.site.current, 'recoverConfirm', { token }));
-    return head ? { ...r, body: null } : r;
+    return linkPage(token, now, head);
   }
 
   return { request, confirm, page };

@@ -3,20 +3,28 @@
 // of redis-scripts.ts):
 //   p recovery:<sha256 hex> → {account, created_at, expires_at, used_at, superseded_at}
 //   p recovery-latest:<account id> → the hex of the account's newest token
-// Both expire a day after the token does; until then a used or expired token is answered as such.
+//   p recovery-decoy:<sha256 hex> → {created_at, expires_at}: what an address no account holds
+//     costs instead (the same writes, so every address costs the server the same), never read
+// The first two expire a day after the token does; until then a used or expired token is answered
+// as such. A decoy expires with its token.
 import type { Redis } from 'ioredis';
 import { redisKeys } from './redis-keys.ts';
 import { LIVE_DELTA } from './redis-scripts.ts';
-import type { Recovered } from './types.ts';
+import { type Recovered, type TokenState, tokenState } from './types.ts';
 
 const KEPT_AFTER_EXPIRY_MS = 86_400_000;
 
 // KEYS: email → id. ARGV: token hex, now, expires at, prefix, kept ms. Returns 1, or 0 when no
-// account holds the address (nothing written).
+// account holds the address (a decoy written instead).
 const ISSUE_SCRIPT = `
 local id = redis.call('GET', KEYS[1])
-if not id then return 0 end
 local p = ARGV[4]
+if not id then
+  local d = p .. 'recovery-decoy:' .. ARGV[1]
+  redis.call('HSET', d, 'created_at', ARGV[2], 'expires_at', ARGV[3])
+  redis.call('PEXPIRE', d, tonumber(ARGV[3]) - tonumber(ARGV[2]))
+  return 0
+end
 local latest = p .. 'recovery-latest:' .. id
 local old = redis.call('GET', latest)
 if old then
@@ -89,6 +97,7 @@ export function redisRecovery(
 ): {
   issue(email: string, hex: string, now: number, expiresAt: number): Promise<boolean>;
   use(hex: string, keyHex: string, now: number): Promise<Recovered>;
+  state(hex: string, now: number): Promise<TokenState>;
 } {
   const client = redis as RecoveryClient;
   const k = redisKeys(prefix);
@@ -103,6 +112,19 @@ export function redisRecovery(
         const r = await client.recoveryUse(k.recovery(hex), k.keySeq, now, prefix, keyHex);
         if (r[0] !== 'ok') return r[0] as Exclude<Recovered, object>;
         return { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) };
+      }),
+    state: (hex, now) =>
+      guard(async () => {
+        const [account, expires, used, superseded] = await redis.hmget(
+          k.recovery(hex),
+          'account',
+          'expires_at',
+          'used_at',
+          'superseded_at',
+        );
+        if (account === null) return 'unknown';
+        const at = (v: string | null | undefined) => (v ? Number(v) : null);
+        return tokenState({ expires_at: Number(expires), used_at: at(used), superseded_at: at(superseded) }, now);
       }),
   };
 }

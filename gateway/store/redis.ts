@@ -138,6 +138,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     recovery: {
       issue: (email, digest, now, expiresAt) => tokens.issue(email, digestHex(digest), now, expiresAt),
       use: (digest, keyDigest, now) => tokens.use(digestHex(digest), digestHex(keyDigest), now),
+      state: (digest, now) => tokens.state(digestHex(digest), now),
     },
     list: guarded(queries.list),
     show: guarded(queries.show),

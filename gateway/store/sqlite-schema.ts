@@ -19,7 +19,8 @@ export function openDatabase(stateDir: string): Database.Database {
     CREATE TABLE IF NOT EXISTS accounts (
       id INTEGER PRIMARY KEY,
       email TEXT NOT NULL UNIQUE,
-      created_at INTEGER NOT NULL
+      created_at INTEGER NOT NULL,
+      registrations INTEGER NOT NULL DEFAULT 0
     );
     CREATE TABLE IF NOT EXISTS api_keys (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -38,16 +39,19 @@ export function openDatabase(stateDir: string): Database.Database {
     );
   `);
   migrateOneKeyPerAccount(db);
-  addRequestCount(db);
+  // A file from before keys' usage was kept: its keys start at 0.
+  addColumn(db, 'api_keys', 'request_count', 'INTEGER NOT NULL DEFAULT 0');
+  // A file from before registrations were counted per account (each one, refused or not, writes
+  // its account's row: sqlite.ts): counted from the next one.
+  addColumn(db, 'accounts', 'registrations', 'INTEGER NOT NULL DEFAULT 0');
   createRecoveryTables(db);
   return db;
 }
 
-/** A file from before keys' usage was kept gains the column; its keys start at 0. */
-function addRequestCount(db: Database.Database) {
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(api_keys)').all();
-  if (!columns.some((c) => c.name === 'request_count'))
-    db.exec('ALTER TABLE api_keys ADD COLUMN request_count INTEGER NOT NULL DEFAULT 0');
+/** A file from before `column` existed gains it. */
+function addColumn(db: Database.Database, table: string, column: string, declaration: string) {
+  const columns = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
 }
 
 /**

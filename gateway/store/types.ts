@@ -46,12 +46,27 @@ export type Registered = Account | 'too_many_keys';
  */
 export type Recovered = { account: Account; revoked: number } | 'unknown' | 'used' | 'expired' | 'superseded';
 
+/** A token looked at, not used: whether its link still works, or why not (GET /recover?code=…). */
+export type TokenState = 'live' | Exclude<Recovered, object>;
+
+/** A token's state from its stored times (none: unknown); the one rule for both stores. */
+export function tokenState(
+  t: { expires_at: number; used_at: number | null; superseded_at: number | null } | undefined,
+  now: number,
+): TokenState {
+  if (!t) return 'unknown';
+  if (t.used_at !== null) return 'used';
+  if (t.superseded_at !== null) return 'superseded';
+  return now >= t.expires_at ? 'expired' : 'live';
+}
+
 /** Recovery tokens, kept where keys are, so a link mailed by one instance works on any. */
 interface RecoveryTokens {
   /**
    * Keeps a token (`digest` is hashKey(token)) for the account of `email`, valid until `expiresAt`,
-   * and supersedes the account's earlier ones; false, and nothing written, when no account holds
-   * the address.
+   * and supersedes the account's earlier ones; false when no account holds the address, and a
+   * decoy of the same size written the same way instead, which no link can use (the same work
+   * for every address: docs/contract.md, Getting a key back).
    */
   issue(email: string, digest: string, now: number, expiresAt: number): boolean | Promise<boolean>;
   /**
@@ -60,6 +75,8 @@ interface RecoveryTokens {
    * changes nothing.
    */
   use(digest: string, keyDigest: string, now: number): Recovered | Promise<Recovered>;
+  /** What a token is at `now`, changing nothing: one read by its digest. */
+  state(digest: string, now: number): TokenState | Promise<TokenState>;
 }
 
 /**
