@@ -23,11 +23,14 @@ export function verifiedKeys(subscriber: Scripted, prefix: string) {
   });
   void subscriber.subscribe(k.revoked).catch(() => {});
   subscriber.on('ready', () => void subscriber.subscribe(k.revoked).catch(() => {}));
-  subscriber.on('message', (_channel: string, hashHex: string) => {
+  /** The key whose hash this is leaves memory: announced by another instance, or revoked by this one. */
+  const forget = (hashHex: string) => {
     const key = keyOfHash.get(hashHex);
     if (key !== undefined) verified.delete(key);
-  });
+  };
+  subscriber.on('message', (_channel: string, hashHex: string) => forget(hashHex));
   return {
+    forget,
     get: (key: string) => verified.get(key),
     set(key: string, entry: VerifiedKey) {
       verified.set(key, entry);

@@ -120,6 +120,8 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
           ),
         );
         if (keyId === '') return 'too_many_keys';
+        // the rotated key is refused by this instance at once, not when its own announcement comes back
+        if (rotate !== null) verified.forget(digestHex(rotate));
         return { id: String(id), email, keyId: String(keyId) };
       },
     ),
@@ -127,6 +129,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       if (!outage.up) throw new Error('redis is not connected');
       const hex = digestHex(digest);
       const revoked = await timed(opts.observe, 'revoke', () => client.revokeKey(k.key(hex), now, prefix, hex));
+      verified.forget(hex);
       return revoked === 1;
     }),
     liveKeys: guarded(() => timed(opts.observe, 'live_keys', () => client.liveKeys(k.liveKeys, k.accounts, prefix))),
