@@ -8,7 +8,6 @@ import {
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
-  type HandlerKind,
   paramOf,
   ROUTES,
   type RouteName,
@@ -16,27 +15,11 @@ import {
   routeOf,
   snapshotKey,
   tableKey,
-  yearOfKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import { holdsKey } from './key-in-url.ts';
-import type { Resource } from './resource.ts';
+import type { Routed } from './routed.ts';
 import type { Site } from './site.ts';
-
-/**
- * How a request is routed, with the route table's row it matched (`row`; none for an unknown path):
- * GET /metrics labels a request by it, so nothing routes a request twice.
- */
-export type Routed = RoutedKind & { row?: RouteName };
-type RoutedKind =
-  | { handler: null; error: HttpError } // unknown path, wrong method, key in the URL
-  /** The gateway's own handlers: every kind of the route table but the two that serve a body. */
-  | { handler: Exclude<HandlerKind, 'public' | 'data'> }
-  /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
-  | { handler: 'public'; key: string }
-  /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
-  | { handler: 'data'; key: string; error?: undefined; resource?: Resource }
-  | { handler: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
 /**
  * Query parameter names that would carry a key in the URL: refused on every path whatever their
@@ -102,38 +85,6 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     }
   }
   return { handler: 'data', key: changelogKey(grainId, limit) };
-}
-
-/**
- * The paths of a build that need no parsing (a grain by its canonical id, the list, the changelog
- * without a query), routed with their resource once, when the build is loaded (site.ts): most
- * requests are then one lookup in the build's own table.
- */
-export function exactRoutes(
-  grainIds: ReadonlyMap<string, string>,
-  routes: ReadonlyMap<string, Resource>,
-): ReadonlyMap<string, Routed> {
-  const table = new Map<string, Routed>();
-  const data = (key: string, row: RouteName): Routed =>
-    Object.freeze({ handler: 'data' as const, key, resource: routes.get(key), row });
-  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
-  // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
-  for (const key of routes.keys()) {
-    if (!yearOfKey(key)) continue;
-    const row = routeOf(key);
-    if (row !== 'grain' && row !== 'snapshot') continue; // a table's page is no data
-    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, row));
-  }
-  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
-  table.set(snapshotKey(null), data(snapshotKey(null), 'snapshot'));
-  const changelogRoute = changelog('', grainIds);
-  table.set(
-    ROUTES.changelog.path,
-    changelogRoute.handler === 'data' && changelogRoute.key !== undefined
-      ? data(changelogRoute.key, 'changelog')
-      : { ...changelogRoute, row: 'changelog' },
-  );
-  return table;
 }
 
 /** RFC 9112 §3.2.2: an absolute-form target (`GET http://host/path`) is served as its origin form. */

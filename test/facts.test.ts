@@ -17,6 +17,13 @@ import {
 
 const root = resolve(import.meta.dirname, '..');
 const SITE_FORMAT = 'build/site-format.ts';
+/** site-format.ts and the parts it re-exports whole (service-figures.ts, …): the one place of each fact. */
+const OWNERS = new Set([
+  SITE_FORMAT,
+  ...[...readFileSync(join(root, SITE_FORMAT), 'utf8').matchAll(/^export \* from '\.\/([^']+)';$/gm)].map(
+    (m) => `build/${m[1]}`,
+  ),
+]);
 
 /** Each fact, its value as site-format.ts gives it, and how a copy of it would be written. */
 const FACTS: [fact: string, value: string, written: RegExp][] = [
@@ -45,7 +52,7 @@ describe('every fact once', () => {
   it('no second copy of them in build/, gateway/ or scripts/', () => {
     const found: string[] = [];
     for (const file of ['build', 'gateway', 'scripts'].flatMap(sources)) {
-      if (file === SITE_FORMAT) continue;
+      if (OWNERS.has(file)) continue;
       readFileSync(join(root, file), 'utf8')
         .split('\n')
         .forEach((line, i) => {
