@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import { type Coverage, readCoverage } from './changelog/coverage.ts';
+import { GRAIN_ID_PATTERN } from './site-format.ts';
+
+const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN);
 
 export type Path = (string | number)[];
 
@@ -81,7 +84,7 @@ export function loadDataset(root: string): LoadedDataset {
   const ids = (index.data as { grains?: unknown } | undefined)?.grains;
   const grains = Array.isArray(ids)
     ? ids
-        .filter((id): id is string => typeof id === 'string' && /^[A-Z0-9_]+$/.test(id))
+        .filter((id): id is string => typeof id === 'string' && GRAIN_ID.test(id))
         .map((id) => {
           try {
             return loadYamlFile(join(root, 'grains', `${id}.yaml`), root);

@@ -25,6 +25,14 @@ export const RATE_LIMIT_HEADERS = {
   policy: 'RateLimit-Policy',
   rateLimit: 'RateLimit',
 } as const;
+/**
+ * A grain class's id as the dataset writes it (docs/contract.md, The data): upper case, digits and
+ * underscores, a letter first (CWRS). The schemas, the loader, the covered files' names and the
+ * router (which reads it in any case) take it from here.
+ */
+export const GRAIN_ID_PATTERN = '^[A-Z][A-Z0-9_]*$';
+/** The same, as a part of a longer pattern (a file name): no anchors. */
+export const GRAIN_ID_SOURCE = GRAIN_ID_PATTERN.slice(1, -1);
 /** An account's live keys at most. */
 export const LIVE_KEYS_PER_ACCOUNT = 5;
 /** A registration body's bytes at most, and an e-mail address's characters at most. */

@@ -255,8 +255,9 @@ export const changelogKey = (grainId: string | null, limit: number) =>
 export const grainKey = (grainId: string) => ROUTES.grain.path.replace('{grain_id}', grainId);
 /** docs/contract.md, Crop years: a record as it stood in a crop year (`2025/26`), by its canonical key. */
 export const CROP_YEAR_PARAM = 'crop_year';
-export const grainYearKey = (grainId: string, cropYear: string) =>
-  `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
+/** A key as it stood in a crop year: the one writer of `?crop_year=`, as yearOfKey is its one reader. */
+export const keyOfYear = (base: string, cropYear: string) => `${base}?${CROP_YEAR_PARAM}=${cropYear}`;
+export const grainYearKey = (grainId: string, cropYear: string) => keyOfYear(grainKey(grainId), cropYear);
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
 /** A crop year's key (a record's or the snapshot's) → the key without the year, and the year; null for others. */
 export function yearOfKey(key: string): { base: string; year: string } | null {
@@ -265,10 +266,12 @@ export function yearOfKey(key: string): { base: string; year: string } | null {
 }
 /** The snapshot of the current tables (null), or of the records as they stood in a crop year. */
 export const snapshotKey = (cropYear: string | null) =>
-  cropYear === null ? ROUTES.snapshot.path : `${ROUTES.snapshot.path}?${CROP_YEAR_PARAM}=${cropYear}`;
+  cropYear === null ? ROUTES.snapshot.path : keyOfYear(ROUTES.snapshot.path, cropYear);
 /** A class's table page, and as it stood in a crop year, by its canonical key. */
-export const tableKey = (grainId: string, cropYear?: string) =>
-  `${ROUTES.table.path.replace('{grain_id}', grainId)}${cropYear ? `?${CROP_YEAR_PARAM}=${cropYear}` : ''}`;
+export const tableKey = (grainId: string, cropYear?: string) => {
+  const base = ROUTES.table.path.replace('{grain_id}', grainId);
+  return cropYear ? keyOfYear(base, cropYear) : base;
+};
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a

@@ -5,6 +5,7 @@ import {
   CHANGELOG_MAX_LIMIT,
   CROP_YEAR_PARAM,
   changelogKey,
+  GRAIN_ID_PATTERN,
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
@@ -35,7 +36,9 @@ export const KEY_PARAMS: ReadonlySet<string> = new Set([
   'token',
   'access_token',
 ]);
-const GRAIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+/** A grain id as a request may write it: the dataset's pattern in any case, at most 64 characters. */
+const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN, 'i');
+const isGrainId = (s: string) => s.length <= 64 && GRAIN_ID.test(s);
 /** A crop year as written, 2025/26: the second year the first's successor. */
 const isCropYear = (s: string) => /^\d{4}\/\d{2}$/.test(s) && (Number(s.slice(0, 4)) + 1) % 100 === Number(s.slice(5));
 
@@ -72,7 +75,7 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     if (name === 'grain_id') {
       if (seenGrain) return { handler: 'data', error: ERRORS.repeatedParam };
       seenGrain = true;
-      const id = GRAIN_ID.test(value) ? grainIds.get(value.toUpperCase()) : undefined;
+      const id = isGrainId(value) ? grainIds.get(value.toUpperCase()) : undefined;
       if (!id) return { handler: 'data', error: ERRORS.unknownGrain };
       grainId = id;
     } else if (name === 'limit') {
@@ -102,7 +105,7 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
   grain: (path, query, site) => {
     // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
     const raw = decodePath(paramOf('grain', path));
-    const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+    const id = raw !== null && isGrainId(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
     if (!id) return { handler: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
     return ofYear(query, site, grainKey(id), (year) => grainYearKey(id, year), id);
   },
@@ -141,7 +144,7 @@ function cropYearIn(query: string): string | null | HttpError {
 /** A table's page (docs/contract.md, The front door): the class's id in any case, `?crop_year=` as the API reads it. */
 function tablePage(path: string, query: string, site: Site): Routed {
   const raw = decodePath(paramOf('table', path));
-  const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+  const id = raw !== null && isGrainId(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
   if (!id) return { handler: null, error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain, row: 'table' };
   const year = query ? cropYearIn(query) : null;
   if (year !== null && typeof year !== 'string') return { handler: null, error: year, row: 'table' };

@@ -11,8 +11,10 @@ import {
   grainKey,
   isFilled,
   isTemplate,
+  keyOfYear,
   type Manifest,
   PAGE_TEMPLATES,
+  paramOf,
   ROUTES,
   type RouteName,
   routeOf,
@@ -152,10 +154,10 @@ function exactRoutes(grainIds: ReadonlyMap<string, string>, routes: ReadonlyMap<
   for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
   // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
   for (const key of routes.keys()) {
-    if (!yearOfKey(key)) continue;
     const row = routeOf(key);
-    if (row !== 'grain' && row !== 'snapshot') continue; // a table's page is no data
-    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, row));
+    if ((row !== 'grain' && row !== 'snapshot') || !yearOfKey(key)) continue; // a table's page is no data
+    const { base, year } = yearOfKey(key)!;
+    for (const slash of ['/', '%2F', '%2f']) table.set(keyOfYear(base, year.replace('/', slash)), data(key, row));
   }
   table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
   table.set(snapshotKey(null), data(snapshotKey(null), 'snapshot'));
@@ -170,7 +172,7 @@ function unknownCropYears(manifest: Manifest): Map<string, HttpError> {
   for (const key of Object.keys(manifest.routes)) {
     const y = yearOfKey(key);
     if (!y || routeOf(key) !== 'grain') continue;
-    const id = y.base.slice(y.base.lastIndexOf('/') + 1);
+    const id = paramOf('grain', y.base);
     years.set(id, (years.get(id) ?? new Set()).add(y.year));
     years.get('')!.add(y.year);
   }

@@ -10,13 +10,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PastYears, yearSlug } from '../crop-years.ts';
 import type { DatasetError } from '../load.ts';
-import { SCHEMA_VERSION } from '../site-format.ts';
+import { GRAIN_ID_SOURCE, SCHEMA_VERSION } from '../site-format.ts';
 import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
 import type { RecordBody } from './diff.ts';
 
 export const COVERED_DIR = 'covered';
 export const ENTRIES_FILE = 'changelog.json';
 export const PAST_DIR = 'past';
+/** A past year's file: `<GRAIN_ID>.2024-25.json` (crop-years.ts, yearSlug). */
+const PAST_FILE = new RegExp(`^(${GRAIN_ID_SOURCE})\\.(\\d{4})-(\\d{2})\\.json$`);
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
 
 interface CoveredRecord {
@@ -101,7 +103,7 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
   const past: PastYears = new Map();
   const pastDir = join(dir, PAST_DIR);
   for (const name of existsSync(pastDir) ? readdirSync(pastDir).sort() : []) {
-    const m = /^([A-Z0-9_]+)\.(\d{4})-(\d{2})\.json$/.exec(name);
+    const m = PAST_FILE.exec(name);
     const r = m ? read(`${PAST_DIR}/${name}`) : null;
     if (!m || !r) continue;
     const year = `${m[2]}/${m[3]}`;

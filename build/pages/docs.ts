@@ -3,6 +3,7 @@
 import {
   API_KEY_HEADER,
   CLIENT_TARBALL,
+  CROP_YEAR_PARAM,
   fileIn,
   RATE_LIMIT_HEADERS as H,
   JSON_MEDIA_TYPE,
@@ -159,7 +160,7 @@ wherever <code>GET</code> does: the same status and headers, no body.</li>
 key of the account and issues one new key: whoever reads the mailbox can always get a key back.</li>
 <li>Every class's table is also a page anyone may read, with no key:
 <a href="${ROUTES.tables.path}">${ROUTES.tables.path}</a> lists them, and <code>${ROUTES.table.path}</code>
-shows one (<code>?crop_year=</code> too).</li>
+shows one (<code>?${CROP_YEAR_PARAM}=</code> too).</li>
 </ul>
 </section>
 

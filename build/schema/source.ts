@@ -1,6 +1,7 @@
 // JSON Schemas of the files editors write. ajv checks them with allErrors; validate.ts adds the
 // checks a schema cannot express. `description`s are shown to editors in error messages.
 
+import { GRAIN_ID_PATTERN } from '../site-format.ts';
 import {
   coverageEnum,
   directionEnum,
@@ -25,7 +26,7 @@ const timestamp = {
 } as const;
 const grainId = {
   type: 'string',
-  pattern: '^[A-Z][A-Z0-9_]*$',
+  pattern: GRAIN_ID_PATTERN,
   description: 'an upper-case grain id such as CWRS',
 } as const;
 
