@@ -3,7 +3,8 @@
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
 import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
-import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
+import type { DatasetError } from './dataset-error.ts';
+import { errorAt, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
 import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from './types.ts';
@@ -244,16 +245,14 @@ export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; r
   const onlyUnknown =
     !file.syntaxErrors.length && checkGrain.errors?.every((e) => e.keyword === 'additionalProperties');
   if (errors.length && !onlyUnknown) return { errors };
-  const err = (path: Path, message: string) =>
-    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const err = (path: Path, message: string) => errors.push(errorAt(file, path, message));
   // The record is returned even with cross-check errors, so check-authority can compare it.
   return { errors, record: toRecord(file, file.data as SourceGrain, err) };
 }
 
 export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; dataset?: Dataset } {
   const errors: DatasetError[] = [];
-  const at = (file: LoadedFile, path: Path, message: string) =>
-    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const at = (file: LoadedFile, path: Path, message: string) => errors.push(errorAt(file, path, message));
   errors.push(...schemaErrors(ds.index, checkIndex));
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())

@@ -4,7 +4,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { type DatasetError, loadDataset } from '../load.ts';
+import type { DatasetError } from '../dataset-error.ts';
+import { loadDataset } from '../load.ts';
 import type { SourceEntry } from '../types.ts';
 import { validateDataset } from '../validate.ts';
 import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
