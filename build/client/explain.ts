@@ -2,7 +2,8 @@
 // value entered, its cell at the grade found and at the grade above, whether each is met, and
 // which cell decided. GET /grade draws it; a program may too. Bundled with the grader.
 import type { Factor, Threshold } from '../types.ts';
-import { type Context, check } from './check.ts';
+import { check } from './check.ts';
+import { gradingContext } from './grading-context.ts';
 import type { Rec, Sample } from './sample.ts';
 
 interface CellShown {
@@ -60,14 +61,11 @@ export function explain(
   sample: Sample,
   result: GradeFound,
 ): { at: string; above: string | null; rows: Row[] } | null {
-  const ladder = record.variety_tracks
-    ? record.variety_tracks.find((t) => t.track_id === sample.track)?.grades
-    : record.grades;
-  if (!ladder) return null;
-  const excluded = new Set(sample.exclude ?? []);
-  const factors = record.factor_groups.flatMap((g) => g.factors).filter((f) => !excluded.has(f.factor_id));
-  const byId = new Map(factors.map((f) => [f.factor_id, f] as const));
-  const x: Context = { record, sample, ladder, factors, byId };
+  // the grader's own setup (grading-context.ts): its ladder, and its factors after the colour rules
+  const setup = gradingContext(record, sample);
+  if (!setup) return null;
+  const { x } = setup;
+  const { ladder, factors } = x;
   const last = ladder.length - 1;
   let at = last;
   if (result.result === 'grade')
