@@ -9,6 +9,7 @@
 import type { FallthroughOutcome, GradeResult } from '../types.ts';
 import { type Check, type Context, check, type Missing, measured } from './check.ts';
 import { gradingContext } from './grading-context.ts';
+import { meetsCondition } from './outcome-condition.ts';
 import { checkSample, type GradeError, type Rec, type Sample } from './sample.ts';
 
 export { type Check, type Context, check, metAbove, roundTo } from './check.ts';
@@ -53,8 +54,7 @@ const matches = (o: FallthroughOutcome, value: number | null, region: string | u
   if (o.region !== null && o.region !== region) return false;
   if (o.condition === null) return true;
   if (value === null) return false;
-  const [op, bound] = [o.condition.split(' ')[0]!, Number.parseFloat(o.condition.split(' ')[1]!)];
-  return op === '<=' ? value <= bound : op === '<' ? value < bound : op === '>=' ? value >= bound : value > bound;
+  return meetsCondition(value, o.condition);
 };
 
 const needs = (names: string[]) => `undetermined: a value or judgement is needed for ${names.join(', ')}`;
