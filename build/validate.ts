@@ -2,6 +2,7 @@
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
+import { printedNumber } from './client/printed.ts';
 import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
 import type { DatasetError } from './dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
@@ -48,7 +49,7 @@ function monotonicProblem(f: Factor, ladders: string[][]): string | null {
   }
   return null;
 }
-const fmt = (t: Threshold) => (t.value_type === 'numeric' ? String(t.value) : t.value_type.replace('_', ' '));
+const fmt = (t: Threshold) => (t.value_type === 'numeric' ? printedNumber(t) : t.value_type.replace('_', ' '));
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9%]+/g, '');
 
 function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message: string) => void): GrainRecord {

@@ -4,6 +4,7 @@
 import type { Factor, Threshold } from '../types.ts';
 import { check } from './check.ts';
 import { gradingContext } from './grading-context.ts';
+import { printedNumber } from './printed.ts';
 import type { Rec, Sample } from './sample.ts';
 
 interface CellShown {
@@ -38,7 +39,7 @@ function cellText(f: Factor, t: Threshold | undefined): string {
   if (!t || t.value_type === 'not_applicable') return 'n/a';
   if (t.value_type === 'no_limit') return 'no limit';
   if (t.value_type !== 'numeric') return String(t.value);
-  const n = (t.value as number).toFixed(t.decimals ?? 0);
+  const n = printedNumber(t);
   const alt = t.value_alt !== null && f.unit_alt ? ` (${t.value_alt} ${f.unit_alt})` : '';
   const part = t.partial ? ` of ${t.partial.of.join(' and ')}` : '';
   return `${n} ${f.unit}${alt}${part}`.replace(/ +/g, ' ').trim();
