@@ -1,9 +1,11 @@
 // The build as an importable function: dataset folder → validated dataset → bodies → site.
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { changelogOrder, compileBodies } from './compile.ts';
+import type { DatasetError } from './dataset-error.ts';
 import { type EmittedSite, type EncodingCache, emitSite } from './emit.ts';
 import { frontDoorBodies } from './front-door.ts';
-import { type DatasetError, loadDataset } from './load.ts';
+import { loadDataset } from './load.ts';
+import { buildOpenApi } from './openapi.ts';
 import { routeOf, SCHEMA_VERSION } from './site-format.ts';
 import { linkContentAddressed, staticBodies } from './static-bodies.ts';
 import { type Dataset, validateDataset } from './validate.ts';
@@ -16,10 +18,11 @@ export type BuildResult =
 export function siteFromDataset(dataset: Dataset, encodings?: EncodingCache): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
   const statics = staticBodies();
-  const pages = [...frontDoorBodies(dataset)].map(
+  const openapi = buildOpenApi(dataset);
+  const pages = [...frontDoorBodies(dataset, openapi)].map(
     ([route, html]) => [route, linkContentAddressed(html, statics.addresses)] as const,
   );
-  const bodies = new Map([...compileBodies(dataset), ...pages, ...statics.bodies]);
+  const bodies = new Map([...compileBodies(dataset, openapi), ...pages, ...statics.bodies]);
   return emitSite(bodies, {
     schema_version: SCHEMA_VERSION,
     dataset_version: latest?.id ?? 'unreleased',

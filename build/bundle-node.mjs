@@ -7,9 +7,10 @@
 // production dependencies alone, with no TypeScript loader (docs/operations.md, "Running in
 // production").
 //   node build/bundle-node.mjs [OUT]   (default dist/, or DIST_DIR; scripts/run.mjs and npm start call it)
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { swapFolder } from './atomic-write.mjs';
 import { root } from './project-root.mjs';
 
 /** Where the bundles are: DIST_DIR (a folder inside the project, so node_modules resolve), else dist/. */
@@ -65,18 +66,7 @@ export async function bundleNode(out = DIST) {
     logLevel: 'warning',
   });
   mkdirSync(dirname(out), { recursive: true });
-  const old = `${out}.old-${process.pid}`;
-  try {
-    renameSync(out, old);
-  } catch {
-    // none yet, or another run's swap is under way
-  }
-  try {
-    renameSync(tmp, out);
-  } catch {
-    rmSync(tmp, { recursive: true, force: true }); // another run swapped in the same bundle first
-  }
-  rmSync(old, { recursive: true, force: true });
+  swapFolder(tmp, out, `${out}.old-${process.pid}`); // a run that swapped in the same bundle first wins
   return out;
 }
 

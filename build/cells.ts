@@ -10,7 +10,8 @@ const NOT_APPLICABLE = /^(?:n\/a|not applicable)$/i;
 
 const CELL_KEYS = ['type', 'value', 'value_alt', 'note', 'partial_of', 'partial_key'];
 
-const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
+/** The decimals a number was printed with: `0.10` → 2. */
+export const decimalsOf = (printed: string) => (printed.includes('.') ? printed.length - printed.indexOf('.') - 1 : 0);
 
 export interface CellContext {
   direction: Direction;

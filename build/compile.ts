@@ -5,7 +5,7 @@ import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
 import type { RecordBody } from './changelog/diff.ts';
 import { summaryOf } from './client/summary.ts';
 import { yearsOf } from './crop-years.ts';
-import { buildOpenApi } from './openapi.ts';
+import type { OpenApi } from './openapi.ts';
 import {
   CHANGELOG_MAX_LIMIT,
   changelogKey,
@@ -49,7 +49,8 @@ function asOfYear(record: RecordBody, years: string[]): RecordBody {
   ) as RecordBody;
 }
 
-export function compileBodies(ds: Dataset): Map<string, string> {
+/** `openapi`: the document, built once per build (build-site.ts) for this body and the docs page. */
+export function compileBodies(ds: Dataset, openapi: OpenApi): Map<string, string> {
   const bodies = new Map<string, string>();
   bodies.set(
     GRAIN_LIST_KEY,
@@ -93,6 +94,6 @@ export function compileBodies(ds: Dataset): Map<string, string> {
       );
     }
   }
-  bodies.set(ROUTES.openapi.path, json(buildOpenApi(ds)));
+  bodies.set(ROUTES.openapi.path, json(openapi));
   return bodies;
 }

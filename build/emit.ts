@@ -8,23 +8,14 @@ import {
   type BodyKind,
   ENCODINGS,
   type Encoding,
+  isPage,
   MANIFEST_FILE,
   type Manifest,
-  PAGE_ROUTES,
-  PAGE_TEMPLATES,
-  ROUTES,
-  routeOf,
-  TABLE_ROUTES,
 } from './site-format.ts';
 
-const PAGES = new Set(PAGE_ROUTES.map((name) => ROUTES[name].path));
-const TEMPLATES = PAGE_TEMPLATES.registered.slice(0, PAGE_TEMPLATES.registered.lastIndexOf('/') + 1);
-
-/** What a route's body is: JSON but the front door's pages, the tables' pages, the assets and the client package. */
+/** What a route's body is: JSON but the pages (site-format.ts, isPage), the assets and the client package. */
 function kindOf(route: string): BodyKind {
-  if (PAGES.has(route) || route.startsWith(TEMPLATES)) return 'html';
-  const name = routeOf(route);
-  if (name && TABLE_ROUTES.includes(name)) return 'html';
+  if (isPage(route)) return 'html';
   const ext = route.slice(route.lastIndexOf('.') + 1);
   return ext === 'css' || ext === 'js' || ext === 'svg' || ext === 'tgz' ? ext : 'json';
 }

@@ -1,6 +1,6 @@
 // Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade, the tables) and the
 // templates of the answers to the registration and recovery forms, which the gateway fills per request.
-import { buildOpenApi } from './openapi.ts';
+import type { OpenApi } from './openapi.ts';
 import { renderDocs } from './pages/docs.ts';
 import { referenceExamples } from './pages/examples.ts';
 import { renderGradePage } from './pages/grade.ts';
@@ -11,10 +11,11 @@ import { PAGE_TEMPLATES, ROUTES } from './site-format.ts';
 import { tableBodies } from './table-pages.ts';
 import type { Dataset } from './validate.ts';
 
-export function frontDoorBodies(ds: Dataset): Map<string, string> {
+/** `openapi`: the build's document (build-site.ts builds it once), which /docs renders. */
+export function frontDoorBodies(ds: Dataset, openapi: OpenApi): Map<string, string> {
   return new Map([
     [ROUTES.home.path, renderHome(ds.grains)],
-    [ROUTES.docs.path, renderDocs(buildOpenApi(ds), referenceExamples(ds))],
+    [ROUTES.docs.path, renderDocs(openapi, referenceExamples(ds))],
     [ROUTES.gradePage.path, renderGradePage(ds.grains, ds.past)],
     [PAGE_TEMPLATES.registered, renderRegistered()],
     [PAGE_TEMPLATES.registerError, renderRegisterError()],

@@ -4,16 +4,12 @@ import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import { type Coverage, readCoverage } from './changelog/coverage.ts';
+import { type DatasetError, datasetError } from './dataset-error.ts';
+import { GRAIN_ID_PATTERN } from './site-format.ts';
+
+const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN);
 
 export type Path = (string | number)[];
-
-export interface DatasetError {
-  file: string;
-  line: number;
-  column: number;
-  field: string;
-  message: string;
-}
 
 export interface LoadedFile {
   file: string;
@@ -26,8 +22,12 @@ export interface LoadedFile {
   syntaxErrors: DatasetError[];
 }
 
-export const fieldName = (path: Path) =>
+const fieldName = (path: Path) =>
   path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${p}` : p), '') || '(top level)';
+
+/** An error at the value `path` names in a loaded file. */
+export const errorAt = (file: LoadedFile, path: Path, message: string): DatasetError =>
+  datasetError(file.file, fieldName(path), message, file.locate(path));
 
 export function loadYaml(text: string, file: string): LoadedFile {
   const lines = new LineCounter();
@@ -36,12 +36,9 @@ export function loadYaml(text: string, file: string): LoadedFile {
     const p = lines.linePos(offset);
     return { line: p.line, column: p.col };
   };
-  const syntaxErrors = [...doc.errors, ...doc.warnings].map((e) => ({
-    file,
-    ...pos(e.pos[0]),
-    field: '(syntax)',
-    message: e.message.split('\n')[0]!,
-  }));
+  const syntaxErrors = [...doc.errors, ...doc.warnings].map((e) =>
+    datasetError(file, '(syntax)', e.message.split('\n')[0]!, pos(e.pos[0])),
+  );
   return {
     file,
     data: syntaxErrors.length ? undefined : doc.toJS(),
@@ -81,7 +78,7 @@ export function loadDataset(root: string): LoadedDataset {
   const ids = (index.data as { grains?: unknown } | undefined)?.grains;
   const grains = Array.isArray(ids)
     ? ids
-        .filter((id): id is string => typeof id === 'string' && /^[A-Z0-9_]+$/.test(id))
+        .filter((id): id is string => typeof id === 'string' && GRAIN_ID.test(id))
         .map((id) => {
           try {
             return loadYamlFile(join(root, 'grains', `${id}.yaml`), root);
@@ -100,8 +97,6 @@ function missingFile(file: string): LoadedFile {
     data: undefined,
     locate: () => ({ line: 1, column: 1 }),
     source: () => undefined,
-    syntaxErrors: [
-      { file, line: 1, column: 1, field: '(file)', message: 'the file named in index.yaml does not exist' },
-    ],
+    syntaxErrors: [datasetError(file, '(file)', 'the file named in index.yaml does not exist')],
   };
 }

@@ -1,6 +1,13 @@
 // The pieces the OpenAPI document's operations share: bodies, headers, and the error answers
 // every data operation can give (docs/contract.md, Errors and HTTP).
-import { API_KEY_HEADER, AUTH_CHALLENGE, JSON_MEDIA_TYPE, ROUTES, rateLimitPolicy } from './site-format.ts';
+import {
+  API_KEY_HEADER,
+  AUTH_CHALLENGE,
+  RATE_LIMIT_HEADERS as H,
+  JSON_MEDIA_TYPE,
+  ROUTES,
+  rateLimitPolicy,
+} from './site-format.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const jsonBody = (schema: string, description: string) => ({
@@ -10,12 +17,12 @@ export const jsonBody = (schema: string, description: string) => ({
 const header = (description: string, type = 'integer') => ({ description, schema: { type } });
 
 const rateHeaders = {
-  'X-RateLimit-Limit': header('requests allowed per window'),
-  'X-RateLimit-Remaining': header('requests left in the current window'),
-  'X-RateLimit-Used': header('requests counted in the current window'),
-  'X-RateLimit-Reset': header('when the window resets, in epoch seconds'),
-  RateLimit: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
-  'RateLimit-Policy': header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
+  [H.limit]: header('requests allowed per window'),
+  [H.remaining]: header('requests left in the current window'),
+  [H.used]: header('requests counted in the current window'),
+  [H.reset]: header('when the window resets, in epoch seconds'),
+  [H.rateLimit]: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
+  [H.policy]: header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
 };
 export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
 const dataHeaders = { ...etagHeader, ...rateHeaders };

@@ -43,6 +43,8 @@ function paths(ids: string[]) {
   return out;
 }
 
+export type OpenApi = ReturnType<typeof buildOpenApi>;
+
 export function buildOpenApi(ds: Dataset) {
   return {
     openapi: '3.1.0',

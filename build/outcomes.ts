@@ -4,6 +4,7 @@
 // it. Derived at build from the printed text and the editor's fallthrough_conditions; a text this
 // grammar cannot type is an error for the editor, never a guess. Where the page states nothing for
 // some values, the outcome says `not_stated`.
+import { parseCondition } from './client/outcome-condition.ts';
 import type { Factor, FallthroughOutcome, OutcomeKind } from './types.ts';
 
 type Typed = Omit<FallthroughOutcome, 'condition' | 'region'>;
@@ -70,19 +71,14 @@ const NOT_STATED: Typed = {
   colour: null,
 };
 
-/** "<= 2.5%" → its bound and whether the bound itself is below (<=, <) or above (>, >=). */
-const parseCondition = (c: string) => {
-  const m = /^(<=|<|>=|>) (\d+(?:\.\d+)?)%$/.exec(c)!;
-  return { op: m[1]!, bound: Number(m[2]) };
-};
-
 /**
  * The values, above the lowest grade's limit, that the conditions leave without an outcome (in
  * either region), as conditions: "50% or less - Mixed Grain CW Barley" and nothing for more
  * leaves "> 50%" not stated. Conditions are an upper and a lower part around one bound.
  */
 function uncovered(conditions: { condition: string }[], limit: number | null): string[] {
-  const parsed = conditions.map((c) => parseCondition(c.condition));
+  // the schema has held each to the grammar (outcome-condition.ts)
+  const parsed = conditions.map((c) => parseCondition(c.condition)!);
   const below = parsed.filter((c) => c.op.startsWith('<'));
   const above = parsed.filter((c) => c.op.startsWith('>'));
   const gaps: string[] = [];

@@ -1,44 +1,13 @@
 // Publishes a build atomically: the build is written beside the live one under a temporary name,
 // flushed, renamed into builds/<build_id>, and only then does current.json (replaced by rename)
 // point at it. A reader never sees half a build; a crash leaves the previous build serving.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { replaceFiles, swapFolder } from './atomic-write.mjs';
 import type { EmittedSite } from './emit.ts';
 import { BUILDS_DIR, POINTER_FILE, type Pointer, parsePointer, pointerFor, readBuild } from './site-format.ts';
 
 const KEEP_BUILDS = 3;
-
-function writeDurably(path: string, bytes: Buffer | string) {
-  const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-  const fd = openSync(path, 'w');
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function fsyncDir(path: string) {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The live build's pointer, or null when none is published (or it cannot be read). */
 export function readPointer(outDir: string): Pointer | null {
@@ -65,13 +34,10 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
     for (const [rel, bytes] of site.files) {
       const path = join(tmp, rel);
       mkdirSync(dirname(path), { recursive: true });
-      writeDurably(path, bytes);
+      writeFileSync(path, bytes);
     }
-    fsyncDir(join(tmp, 'bodies'));
-    fsyncDir(tmp);
-    rmSync(final, { recursive: true, force: true }); // an incomplete leftover with this id
-    renameSync(tmp, final);
-    fsyncDir(builds);
+    // flushed, then in place of an incomplete leftover with this id, if any (atomic-write.mjs)
+    swapFolder(tmp, final, `${tmp}.old`);
   }
   pointAt(outDir, id);
   prune(builds, id);
@@ -80,10 +46,7 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
 
 /** current.json names the build, replaced by rename: a reader sees the old pointer or the new. */
 function pointAt(outDir: string, id: string) {
-  const tmpPointer = join(outDir, `.${POINTER_FILE}.${process.pid}.tmp`);
-  writeDurably(tmpPointer, `${JSON.stringify(pointerFor(id))}\n`);
-  renameSync(tmpPointer, join(outDir, POINTER_FILE));
-  fsyncDir(outDir);
+  replaceFiles([[join(outDir, POINTER_FILE), `${JSON.stringify(pointerFor(id))}\n`]]);
 }
 
 export interface KeptBuild {

@@ -1,7 +1,8 @@
 // The editors' files against their JSON Schemas (schema/source.ts), with ajv's errors said in
 // words an editor understands and located at the offending field (file, line, column).
 import { Ajv, type ErrorObject } from 'ajv';
-import { type DatasetError, fieldName, type LoadedFile, type Path } from './load.ts';
+import type { DatasetError } from './dataset-error.ts';
+import { errorAt, type LoadedFile, type Path } from './load.ts';
 import { changelogFileSchema, grainFileSchema, indexFileSchema } from './schema/source.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
@@ -43,7 +44,7 @@ function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
     default:
       message = e.message ?? 'is not valid';
   }
-  return { file: file.file, ...file.locate(path), field: fieldName(path), message };
+  return errorAt(file, path, message);
 }
 
 export function schemaErrors(file: LoadedFile, check: ReturnType<typeof ajv.compile>): DatasetError[] {

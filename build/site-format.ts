@@ -9,6 +9,10 @@
 
 export * from './error-codes.ts';
 export * from './page-slots.ts';
+export * from './service-figures.ts';
+
+import { PAGE_TEMPLATES } from './page-slots.ts';
+
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const BUILDS_DIR = 'builds';
@@ -31,6 +35,7 @@ interface ManifestVariant {
 }
 
 export type BodyEntry = { type: string; identity: ManifestVariant; br?: ManifestVariant; gzip?: ManifestVariant };
+
 export interface Manifest {
   generated: string;
   build_id: string;
@@ -59,8 +64,10 @@ export const BODY_TYPES = {
   tgz: 'application/gzip',
 } as const;
 export type BodyKind = keyof typeof BODY_TYPES;
+
 export const ENCODINGS = ['br', 'gzip'] as const;
 export type Encoding = 'identity' | (typeof ENCODINGS)[number];
+
 const BUILD_ID = /^[0-9a-f]{16}$/;
 
 /** A pointer's text → the pointer, or an error naming what is wrong (a half-written or foreign file). */
@@ -102,6 +109,7 @@ export function bodyPath({ pointer, manifest }: Build, route: string): string | 
 }
 
 export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
+
 // The route table: every path the service answers, written once. The router, the metrics'
 // labels, the compiler, the clients and the OpenAPI document read it (docs/contract.md, Endpoints);
 // test/routes.test.ts holds the router to exactly these rows.
@@ -179,11 +187,30 @@ export type RouteName = keyof typeof ROUTES;
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
 /** The pages: HTML, rendered by the build. */
-export const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
+const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
 /** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
-export const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
+const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
+
 /** The tables' pages: HTML anyone may read, with no slot to fill (docs/contract.md, The front door). */
-export const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
+const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
+
+/** A page template the gateway fills to answer the front door's form (page-slots.ts). */
+export const isTemplate = (route: string) => (Object.values(PAGE_TEMPLATES) as string[]).includes(route);
+/**
+ * Is a route's body a page (HTML)? The one answer the build types bodies by and the gateway fills
+ * them by: the front door's pages, the tables' pages and the form's templates.
+ */
+export function isPage(route: string): boolean {
+  if (isTemplate(route)) return true;
+  const name = routeOf(route);
+  return name !== null && (PAGE_ROUTES.includes(name) || TABLE_ROUTES.includes(name));
+}
+/** Is a route's body filled with the origin by the gateway (FILLED_ROUTES)? */
+export function isFilled(route: string): boolean {
+  const name = routeOf(route);
+  return name !== null && FILLED_ROUTES.includes(name);
+}
+
 /** A folder route's path for one file in it: `/client/grade.js`. */
 export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
 /** The client package's tarball, served with no key (docs/sync.md, The client package). */
@@ -215,43 +242,12 @@ export function routeOf(target: string): RouteName | null {
 export const paramOf = (name: RouteName, path: string) =>
   path.slice(MATCHERS.find((m) => m.name === name)!.prefix.length);
 
-// The service's fixed figures, written once: the gateway enforces them, the pages and the OpenAPI
-// document state them (docs/contract.md, Keys and registration).
-
-/** The header a key travels in, and the prefix every key starts with (greppable by secret scanners). */
-export const API_KEY_HEADER = 'X-API-Key';
-/** The same header as node:http's request headers name it. */
-export const API_KEY_FIELD = API_KEY_HEADER.toLowerCase();
-export const KEY_PREFIX = 'ggt_';
-/** A 401's challenge (RFC 9110 §11.6.1): the scheme, the realm and the header a key goes in. */
-export const AUTH_CHALLENGE = `ApiKey realm="grain-grading-tables", header="${API_KEY_HEADER}"`;
-/** The limits' window (docs/contract.md, Authentication and limits), and the RateLimit-Policy it states. */
-export const RATE_LIMIT_WINDOW_SECONDS = 3600;
-export const rateLimitPolicy = (limit: number | string) => `"default";q=${limit};w=${RATE_LIMIT_WINDOW_SECONDS}`;
-/** An account's live keys at most. */
-export const LIVE_KEYS_PER_ACCOUNT = 5;
-/** A registration body's bytes at most, and an e-mail address's characters at most. */
-export const REGISTRATION_BODY_BYTES = 1024;
-export const EMAIL_MAX_LENGTH = 254;
-
-/**
- * Recovery (docs/contract.md, Getting a key back): a link's single-use token, its prefix (not a
- * key's, which a URL may not hold), its query parameter (not `token`, refused likewise), its minutes.
- */
-export const RECOVERY_TOKEN_PREFIX = 'ggr_';
-export const RECOVERY_LINK_PARAM = 'code';
-export const RECOVERY_TOKEN_MINUTES = 30;
-/** Recovery mails one e-mail address may be sent in an hour. */
-export const RECOVERY_MAILS_PER_HOUR = 3;
-export const RECOVERY_ACCEPTED_MESSAGE = // the 202's message, the same for every address
-  'If an account holds this address, a mail with a link is on its way. The link works once, for ' +
-  `${RECOVERY_TOKEN_MINUTES} minutes: it revokes every key of the account and issues one new key.`;
-
 // Body keys: the build writes a body under each key, the gateway builds the same key from a request.
 
 /** docs/contract.md, Endpoints: the changelog's `limit` defaults to 20, at most 100. */
 export const CHANGELOG_DEFAULT_LIMIT = 20;
 export const CHANGELOG_MAX_LIMIT = 100;
+
 /** The canonical key of a changelog request (grain id in its canonical case). */
 export const changelogKey = (grainId: string | null, limit: number) =>
   grainId ? `${ROUTES.changelog.path}?grain_id=${grainId}&limit=${limit}` : `${ROUTES.changelog.path}?limit=${limit}`;
@@ -259,8 +255,9 @@ export const changelogKey = (grainId: string | null, limit: number) =>
 export const grainKey = (grainId: string) => ROUTES.grain.path.replace('{grain_id}', grainId);
 /** docs/contract.md, Crop years: a record as it stood in a crop year (`2025/26`), by its canonical key. */
 export const CROP_YEAR_PARAM = 'crop_year';
-export const grainYearKey = (grainId: string, cropYear: string) =>
-  `${grainKey(grainId)}?${CROP_YEAR_PARAM}=${cropYear}`;
+/** A key as it stood in a crop year: the one writer of `?crop_year=`, as yearOfKey is its one reader. */
+export const keyOfYear = (base: string, cropYear: string) => `${base}?${CROP_YEAR_PARAM}=${cropYear}`;
+export const grainYearKey = (grainId: string, cropYear: string) => keyOfYear(grainKey(grainId), cropYear);
 export const GRAIN_LIST_KEY = ROUTES.grains.path;
 /** A crop year's key (a record's or the snapshot's) → the key without the year, and the year; null for others. */
 export function yearOfKey(key: string): { base: string; year: string } | null {
@@ -269,10 +266,12 @@ export function yearOfKey(key: string): { base: string; year: string } | null {
 }
 /** The snapshot of the current tables (null), or of the records as they stood in a crop year. */
 export const snapshotKey = (cropYear: string | null) =>
-  cropYear === null ? ROUTES.snapshot.path : `${ROUTES.snapshot.path}?${CROP_YEAR_PARAM}=${cropYear}`;
+  cropYear === null ? ROUTES.snapshot.path : keyOfYear(ROUTES.snapshot.path, cropYear);
 /** A class's table page, and as it stood in a crop year, by its canonical key. */
-export const tableKey = (grainId: string, cropYear?: string) =>
-  `${ROUTES.table.path.replace('{grain_id}', grainId)}${cropYear ? `?${CROP_YEAR_PARAM}=${cropYear}` : ''}`;
+export const tableKey = (grainId: string, cropYear?: string) => {
+  const base = ROUTES.table.path.replace('{grain_id}', grainId);
+  return cropYear ? keyOfYear(base, cropYear) : base;
+};
 
 /**
  * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a

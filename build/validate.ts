@@ -2,8 +2,10 @@
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
 import { readCell } from './cells.ts';
+import { printedNumber } from './client/printed.ts';
 import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
-import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
+import type { DatasetError } from './dataset-error.ts';
+import { errorAt, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
 import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from './types.ts';
@@ -47,7 +49,7 @@ function monotonicProblem(f: Factor, ladders: string[][]): string | null {
   }
   return null;
 }
-const fmt = (t: Threshold) => (t.value_type === 'numeric' ? String(t.value) : t.value_type.replace('_', ' '));
+const fmt = (t: Threshold) => (t.value_type === 'numeric' ? printedNumber(t) : t.value_type.replace('_', ' '));
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9%]+/g, '');
 
 function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message: string) => void): GrainRecord {
@@ -244,16 +246,14 @@ export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; r
   const onlyUnknown =
     !file.syntaxErrors.length && checkGrain.errors?.every((e) => e.keyword === 'additionalProperties');
   if (errors.length && !onlyUnknown) return { errors };
-  const err = (path: Path, message: string) =>
-    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const err = (path: Path, message: string) => errors.push(errorAt(file, path, message));
   // The record is returned even with cross-check errors, so check-authority can compare it.
   return { errors, record: toRecord(file, file.data as SourceGrain, err) };
 }
 
 export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; dataset?: Dataset } {
   const errors: DatasetError[] = [];
-  const at = (file: LoadedFile, path: Path, message: string) =>
-    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const at = (file: LoadedFile, path: Path, message: string) => errors.push(errorAt(file, path, message));
   errors.push(...schemaErrors(ds.index, checkIndex));
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())

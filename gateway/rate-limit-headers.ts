@@ -1,7 +1,7 @@
 // The rate-limit headers of an answer (docs/contract.md, Authentication and limits): X-RateLimit-*
 // and the IETF draft pair, after the answer's own headers. Built from templates kept per base list,
 // so a request fills in only what is its own; the window arithmetic is rate-limit.ts's.
-import { rateLimitPolicy } from '../build/site-format.ts';
+import { RATE_LIMIT_HEADERS as H, rateLimitPolicy } from '../build/site-format.ts';
 import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
 /**
@@ -19,12 +19,12 @@ function buildTemplate(base: readonly string[], limit: number, retryAfter: boole
   const headers = [...base];
   const slot = (name: string, value = '') => headers.push(name, value) - 1;
   const retryAfterSlot = retryAfter ? slot('Retry-After') : -1;
-  slot('X-RateLimit-Limit', String(limit));
-  const remaining = slot('X-RateLimit-Remaining');
-  const used = slot('X-RateLimit-Used');
-  const reset = slot('X-RateLimit-Reset');
-  slot('RateLimit-Policy', rateLimitPolicy(limit));
-  const rateLimit = slot('RateLimit');
+  slot(H.limit, String(limit));
+  const remaining = slot(H.remaining);
+  const used = slot(H.used);
+  const reset = slot(H.reset);
+  slot(H.policy, rateLimitPolicy(limit));
+  const rateLimit = slot(H.rateLimit);
   return { headers, slots: { retryAfter: retryAfterSlot, remaining, used, reset, rateLimit } };
 }
 

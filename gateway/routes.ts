@@ -5,10 +5,10 @@ import {
   CHANGELOG_MAX_LIMIT,
   CROP_YEAR_PARAM,
   changelogKey,
+  GRAIN_ID_PATTERN,
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
-  type HandlerKind,
   paramOf,
   ROUTES,
   type RouteName,
@@ -16,27 +16,11 @@ import {
   routeOf,
   snapshotKey,
   tableKey,
-  yearOfKey,
 } from '../build/site-format.ts';
 import { ERRORS, type HttpError } from './errors.ts';
 import { holdsKey } from './key-in-url.ts';
-import type { Resource } from './resource.ts';
+import type { Routed } from './routed.ts';
 import type { Site } from './site.ts';
-
-/**
- * How a request is routed, with the route table's row it matched (`row`; none for an unknown path):
- * GET /metrics labels a request by it, so nothing routes a request twice.
- */
-export type Routed = RoutedKind & { row?: RouteName };
-type RoutedKind =
-  | { handler: null; error: HttpError } // unknown path, wrong method, key in the URL
-  /** The gateway's own handlers: every kind of the route table but the two that serve a body. */
-  | { handler: Exclude<HandlerKind, 'public' | 'data'> }
-  /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */
-  | { handler: 'public'; key: string }
-  /** A data request: `key` names the body, or `error` is the answer once the key is checked. */
-  | { handler: 'data'; key: string; error?: undefined; resource?: Resource }
-  | { handler: 'data'; key?: undefined; error: HttpError; resource?: undefined };
 
 /**
  * Query parameter names that would carry a key in the URL: refused on every path whatever their
@@ -52,7 +36,9 @@ export const KEY_PARAMS: ReadonlySet<string> = new Set([
   'token',
   'access_token',
 ]);
-const GRAIN_ID = /^[A-Za-z0-9_]{1,64}$/;
+/** A grain id as a request may write it: the dataset's pattern in any case, at most 64 characters. */
+const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN, 'i');
+const isGrainId = (s: string) => s.length <= 64 && GRAIN_ID.test(s);
 /** A crop year as written, 2025/26: the second year the first's successor. */
 const isCropYear = (s: string) => /^\d{4}\/\d{2}$/.test(s) && (Number(s.slice(0, 4)) + 1) % 100 === Number(s.slice(5));
 
@@ -89,7 +75,7 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     if (name === 'grain_id') {
       if (seenGrain) return { handler: 'data', error: ERRORS.repeatedParam };
       seenGrain = true;
-      const id = GRAIN_ID.test(value) ? grainIds.get(value.toUpperCase()) : undefined;
+      const id = isGrainId(value) ? grainIds.get(value.toUpperCase()) : undefined;
       if (!id) return { handler: 'data', error: ERRORS.unknownGrain };
       grainId = id;
     } else if (name === 'limit') {
@@ -102,38 +88,6 @@ function changelog(query: string, grainIds: ReadonlyMap<string, string>): Routed
     }
   }
   return { handler: 'data', key: changelogKey(grainId, limit) };
-}
-
-/**
- * The paths of a build that need no parsing (a grain by its canonical id, the list, the changelog
- * without a query), routed with their resource once, when the build is loaded (site.ts): most
- * requests are then one lookup in the build's own table.
- */
-export function exactRoutes(
-  grainIds: ReadonlyMap<string, string>,
-  routes: ReadonlyMap<string, Resource>,
-): ReadonlyMap<string, Routed> {
-  const table = new Map<string, Routed>();
-  const data = (key: string, row: RouteName): Routed =>
-    Object.freeze({ handler: 'data' as const, key, resource: routes.get(key), row });
-  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
-  // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
-  for (const key of routes.keys()) {
-    if (!yearOfKey(key)) continue;
-    const row = routeOf(key);
-    if (row !== 'grain' && row !== 'snapshot') continue; // a table's page is no data
-    for (const slash of ['/', '%2F', '%2f']) table.set(key.replace(/\/(\d\d)$/, `${slash}$1`), data(key, row));
-  }
-  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
-  table.set(snapshotKey(null), data(snapshotKey(null), 'snapshot'));
-  const changelogRoute = changelog('', grainIds);
-  table.set(
-    ROUTES.changelog.path,
-    changelogRoute.handler === 'data' && changelogRoute.key !== undefined
-      ? data(changelogRoute.key, 'changelog')
-      : { ...changelogRoute, row: 'changelog' },
-  );
-  return table;
 }
 
 /** RFC 9112 §3.2.2: an absolute-form target (`GET http://host/path`) is served as its origin form. */
@@ -151,7 +105,7 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
   grain: (path, query, site) => {
     // Percent-encoding is read as in the query: a broken one is the same 400, not an unknown id
     const raw = decodePath(paramOf('grain', path));
-    const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+    const id = raw !== null && isGrainId(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
     if (!id) return { handler: 'data', error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain };
     return ofYear(query, site, grainKey(id), (year) => grainYearKey(id, year), id);
   },
@@ -190,7 +144,7 @@ function cropYearIn(query: string): string | null | HttpError {
 /** A table's page (docs/contract.md, The front door): the class's id in any case, `?crop_year=` as the API reads it. */
 function tablePage(path: string, query: string, site: Site): Routed {
   const raw = decodePath(paramOf('table', path));
-  const id = raw !== null && GRAIN_ID.test(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
+  const id = raw !== null && isGrainId(raw) ? site.grainIds.get(raw.toUpperCase()) : undefined;
   if (!id) return { handler: null, error: raw === null ? ERRORS.badQuery : ERRORS.unknownGrain, row: 'table' };
   const year = query ? cropYearIn(query) : null;
   if (year !== null && typeof year !== 'string') return { handler: null, error: year, row: 'table' };

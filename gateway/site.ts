@@ -4,11 +4,21 @@
 // request is served wholly from the old build or wholly from the new. Reading it: site-load.ts.
 import {
   type BodyEntry,
+  CHANGELOG_DEFAULT_LIMIT,
   cacheClassOf,
-  FILLED_ROUTES,
+  changelogKey,
+  GRAIN_LIST_KEY,
+  grainKey,
+  isFilled,
+  isTemplate,
+  keyOfYear,
   type Manifest,
   PAGE_TEMPLATES,
+  paramOf,
+  ROUTES,
+  type RouteName,
   routeOf,
+  snapshotKey,
   TEMPLATE_SLOT,
   yearOfKey,
 } from '../build/site-format.ts';
@@ -16,7 +26,7 @@ import { cacheControlOf, PER_HOST_PAGE_CACHE, type ServePolicy } from './cache-p
 import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { Resource, Variant } from './resource.ts';
-import { exactRoutes, type Routed } from './routes.ts';
+import type { Routed } from './routed.ts';
 import { preparedVariant } from './variant-headers.ts';
 
 export type { Resource, Variant } from './resource.ts';
@@ -31,7 +41,7 @@ export interface Site {
   routes: ReadonlyMap<string, Resource>;
   /** The 404 for a crop year not published, naming the years: by grain id, and '' for the snapshot's. */
   unknownCropYear: ReadonlyMap<string, HttpError>;
-  /** The paths that need no parsing, routed once for this build (routes.ts, exactRoutes). */
+  /** The paths that need no parsing, routed once for this build (exactRoutes, below). */
   exact: ReadonlyMap<string, Routed>;
   /**
    * The page templates the gateway fills (PAGE_TEMPLATES), split at their slots once, at load:
@@ -52,13 +62,8 @@ export interface BuildBodies {
 
 /** The files the gateway reads also when the bodies stay upstream: the page templates and the bodies it fills. */
 export function pageFiles(manifest: Manifest): string[] {
-  const pageNames = new Set(FILLED_ROUTES);
-  const templates = new Set<string>(Object.values(PAGE_TEMPLATES));
   return Object.entries(manifest.routes)
-    .filter(([key]) => {
-      const name = routeOf(key);
-      return templates.has(key) || (name !== null && pageNames.has(name));
-    })
+    .filter(([key]) => isTemplate(key) || isFilled(key))
     .map(([, hash]) => manifest.bodies[hash]!.identity.file);
 }
 
@@ -109,10 +114,8 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
   // built rather than not at all. The document is JSON: an origin (config.ts, or requestOrigin's
   // plain host) HTML-escaped is itself, and an escaped value holds no quote or backslash.
   const pages = new Map<string, PageTemplate>();
-  const pageNames = new Set(FILLED_ROUTES);
   for (const [key, hash] of Object.entries(manifest.routes)) {
-    const name = routeOf(key);
-    if (!name || !pageNames.has(name)) continue;
+    if (!isFilled(key)) continue;
     const text = textOf(hash);
     if (!text) continue;
     const entry = manifest.bodies[hash]!;
@@ -139,13 +142,37 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
   };
 }
 
+/**
+ * The paths of a build that need no parsing (a grain by its canonical id, the list, the snapshot and
+ * the changelog without a query, a crop year's record), routed with their resource once, when the
+ * build is loaded: most requests are then one lookup in the build's own table (routes.ts).
+ */
+function exactRoutes(grainIds: ReadonlyMap<string, string>, routes: ReadonlyMap<string, Resource>) {
+  const table = new Map<string, Routed>();
+  const data = (key: string, row: RouteName): Routed =>
+    Object.freeze({ handler: 'data' as const, key, resource: routes.get(key), row });
+  for (const id of grainIds.values()) table.set(grainKey(id), data(grainKey(id), 'grain'));
+  // A record of a crop year, as a client writes it: the slash plain or percent-encoded.
+  for (const key of routes.keys()) {
+    const row = routeOf(key);
+    if ((row !== 'grain' && row !== 'snapshot') || !yearOfKey(key)) continue; // a table's page is no data
+    const { base, year } = yearOfKey(key)!;
+    for (const slash of ['/', '%2F', '%2f']) table.set(keyOfYear(base, year.replace('/', slash)), data(key, row));
+  }
+  table.set(GRAIN_LIST_KEY, data(GRAIN_LIST_KEY, 'grains'));
+  table.set(snapshotKey(null), data(snapshotKey(null), 'snapshot'));
+  // no query: the default limit (docs/contract.md, Endpoints)
+  table.set(ROUTES.changelog.path, data(changelogKey(null, CHANGELOG_DEFAULT_LIMIT), 'changelog'));
+  return table;
+}
+
 /** Each crop year's 404, made once: the years each class, and the snapshot, was published for. */
 function unknownCropYears(manifest: Manifest): Map<string, HttpError> {
   const years = new Map<string, Set<string>>([['', new Set()]]);
   for (const key of Object.keys(manifest.routes)) {
     const y = yearOfKey(key);
     if (!y || routeOf(key) !== 'grain') continue;
-    const id = y.base.slice(y.base.lastIndexOf('/') + 1);
+    const id = paramOf('grain', y.base);
     years.set(id, (years.get(id) ?? new Set()).add(y.year));
     years.get('')!.add(y.year);
   }

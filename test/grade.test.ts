@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  explain,
   type GradeError,
   type GradeResult,
   grade,
@@ -281,6 +282,29 @@ describe('grader: rules the pages spell out (hand-made samples)', () => {
     assert.equal(yellow.grade, 'No. 3 Canada Yellow', 'within the colour, the tolerance grades');
     const wrong = grade(r, { ...sample, colour: 'Purple' });
     assert.deepEqual(wrong, { error: 'must be one of Yellow, Green, Brown, Black, Mixed', field: 'colour' });
+  });
+
+  it('the answer as a table (explain) draws the factors grade graded on: colour rules and footnotes applied', () => {
+    for (const [id, colour, factor, value, expected] of [
+      // past the lowest grade's other colours, the sample is Mixed and the tolerance set aside (footnote 2)
+      ['SOYBEANS', undefined, 'other_colours', 40, 'No. 1 Canada Mixed'],
+      // corn's other classes past 5% make it Mixed: the factor is not a limit of the grade found
+      ['CORN_CW', undefined, 'other_classes', 7, 'No. 1 CW Mixed'],
+    ] as const) {
+      const r = record(id);
+      const { sample: clean, ladder } = cleanSample(r);
+      const sample = { ...clean, ...(colour ? { colour } : {}), values: { ...clean.values, [factor]: value } };
+      const result = ok(grade(r, sample));
+      assert.equal(result.grade, expected, id);
+      const table = explain(r, sample, result)!;
+      assert.equal(table.at, ladder[0], id);
+      const ids = table.rows.map((row) => row.factor_id);
+      assert.ok(!ids.includes(factor), `${id}: ${factor} is set aside, as grade set it aside`);
+      assert.equal(ids.length, factorsOf(r).length - 1, id);
+      // the grade found is the best: every cell drawn at it is met, none decided
+      const unmet = table.rows.filter((row) => row.at?.state !== 'met' || row.deciding !== null);
+      assert.deepEqual(unmet, [], id);
+    }
   });
 
   it('barley hulless: a Sample grade says to add "Hulless" (footnote 1)', () => {

@@ -60,8 +60,9 @@ describe('layout', () => {
   });
 
   it('the site format depends on nothing but the parts it re-exports, which depend on nothing', () => {
-    const parts = importsOf(SITE_FORMAT).map(({ spec }) => resolveSpec(SITE_FORMAT, spec));
-    assert.deepEqual(parts, ['build/error-codes.ts', 'build/page-slots.ts']);
+    // a part re-exported may also be imported, for the site format's own use of it
+    const parts = [...new Set(importsOf(SITE_FORMAT).map(({ spec }) => resolveSpec(SITE_FORMAT, spec)))];
+    assert.deepEqual(parts, ['build/error-codes.ts', 'build/page-slots.ts', 'build/service-figures.ts']);
     const text = readFileSync(join(root, SITE_FORMAT), 'utf8');
     for (const part of parts) {
       assert.ok(text.includes(`export * from './${part.slice('build/'.length)}';`), `${part} is re-exported whole`);

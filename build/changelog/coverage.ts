@@ -9,14 +9,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PastYears, yearSlug } from '../crop-years.ts';
-import type { DatasetError } from '../load.ts';
-import { SCHEMA_VERSION } from '../site-format.ts';
+import { type DatasetError, datasetError } from '../dataset-error.ts';
+import { GRAIN_ID_SOURCE, SCHEMA_VERSION } from '../site-format.ts';
 import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
 import type { RecordBody } from './diff.ts';
 
 export const COVERED_DIR = 'covered';
 export const ENTRIES_FILE = 'changelog.json';
 export const PAST_DIR = 'past';
+/** A past year's file: `<GRAIN_ID>.2024-25.json` (crop-years.ts, yearSlug). */
+const PAST_FILE = new RegExp(`^(${GRAIN_ID_SOURCE})\\.(\\d{4})-(\\d{2})\\.json$`);
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
 
 interface CoveredRecord {
@@ -80,13 +82,13 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
     } catch {
       // said below
     }
-    errors.push({
-      file: `${COVERED_DIR}/${name}`,
-      line: 1,
-      column: 1,
-      field: '(file)',
-      message: 'cannot be read as written by npm run changelog; restore it from version control',
-    });
+    errors.push(
+      datasetError(
+        `${COVERED_DIR}/${name}`,
+        '(file)',
+        'cannot be read as written by npm run changelog; restore it from version control',
+      ),
+    );
     return null;
   };
   const entries = (read(ENTRIES_FILE)?.entries ?? []) as Coverage['entries'];
@@ -101,18 +103,18 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
   const past: PastYears = new Map();
   const pastDir = join(dir, PAST_DIR);
   for (const name of existsSync(pastDir) ? readdirSync(pastDir).sort() : []) {
-    const m = /^([A-Z0-9_]+)\.(\d{4})-(\d{2})\.json$/.exec(name);
+    const m = PAST_FILE.exec(name);
     const r = m ? read(`${PAST_DIR}/${name}`) : null;
     if (!m || !r) continue;
     const year = `${m[2]}/${m[3]}`;
     if (r.crop_year !== year || (r.record as RecordBody | null)?.effective_crop_year !== year) {
-      errors.push({
-        file: `${COVERED_DIR}/${PAST_DIR}/${name}`,
-        line: 1,
-        column: 1,
-        field: 'crop_year',
-        message: `is not the record of ${year} its name says; restore it from version control`,
-      });
+      errors.push(
+        datasetError(
+          `${COVERED_DIR}/${PAST_DIR}/${name}`,
+          'crop_year',
+          `is not the record of ${year} its name says; restore it from version control`,
+        ),
+      );
       continue;
     }
     past.set(m[1]!, new Map([...(past.get(m[1]!) ?? []), [year, r.record as RecordBody]]));

@@ -1,10 +1,12 @@
 // Writes what `npm run changelog` drafted into the dataset: the entries appended to changelog.yaml
 // (the editor's text and comments kept as they are) and the covered/ folder. Every file is written
 // beside and renamed into place, and only once all of them are ready, so a refused run changes nothing.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { type DatasetError, loadDataset } from '../load.ts';
+import { replaceFiles } from '../atomic-write.mjs';
+import type { DatasetError } from '../dataset-error.ts';
+import { loadDataset } from '../load.ts';
 import type { SourceEntry } from '../types.ts';
 import { validateDataset } from '../validate.ts';
 import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
@@ -30,9 +32,7 @@ function writeDatasetFiles(root: string, coverage: Coverage, changelog?: string)
   mkdirSync(join(dir, PAST_DIR), { recursive: true });
   const files = [...coverageFiles(coverage)].map(([name, text]) => [join(dir, name), text] as const);
   if (changelog !== undefined) files.push([join(root, 'changelog.yaml'), changelog]);
-  const tmp = (path: string) => `${path}.${process.pid}.tmp`;
-  for (const [path, text] of files) writeFileSync(tmp(path), text);
-  for (const [path] of files) renameSync(tmp(path), path);
+  replaceFiles(files);
 }
 
 /**

@@ -4,7 +4,8 @@
 // It compares what clients receive (the published record), so a change the code makes to every
 // record is caught as surely as an editor's.
 import { entryYearProblems } from '../crop-years.ts';
-import { type DatasetError, fieldName, type LoadedDataset, type LoadedFile, type Path } from '../load.ts';
+import type { DatasetError } from '../dataset-error.ts';
+import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load.ts';
 import type { Change } from '../types.ts';
 import type { Dataset } from '../validate.ts';
 import { COVERED_DIR, type Coverage, ENTRIES_FILE, entryDigest, publishedRecord } from './coverage.ts';
@@ -58,8 +59,7 @@ export function guardErrors(
   const files = new Map(loaded.grains.map((f) => [(f.data as { grain_id?: string } | undefined)?.grain_id, f]));
   for (const u of unlogged) {
     const file = files.get(u.grain_id) ?? loaded.index;
-    const at = (path: Path, message: string) =>
-      errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+    const at = (path: Path, message: string) => errors.push(errorAt(file, path, message));
     for (const c of u.changes.slice(0, LISTED))
       at(sourcePath(file, c), `${describeChange(c)}, not named by a changelog entry`);
     if (u.changes.length > LISTED) {
@@ -72,8 +72,7 @@ export function guardErrors(
 /** A published entry deleted or edited, an entry not drafted by npm run changelog, a covered file that lies. */
 export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: Coverage | null): DatasetError[] {
   const errors: DatasetError[] = [];
-  const at = (file: LoadedFile, path: Path, message: string) =>
-    errors.push({ file: file.file, ...file.locate(path), field: fieldName(path), message });
+  const at = (file: LoadedFile, path: Path, message: string) => errors.push(errorAt(file, path, message));
   if (!coverage) {
     at(
       loaded.changelog,

@@ -9,9 +9,9 @@ import {
   CHANGELOG_MAX_LIMIT,
   changelogKey,
   grainKey,
-  grainYearKey,
   readBuild,
   routeOf,
+  yearOfKey,
 } from '../site-format.ts';
 import type { Dataset } from '../validate.ts';
 import { publishedRecord } from './coverage.ts';
@@ -43,7 +43,7 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
     const changelog = body(changelogKey(null, CHANGELOG_MAX_LIMIT)) as { entries: { id: string }[] } | null;
     const years = new Map(
       Object.keys(manifest.routes)
-        .filter((k) => k.includes('?crop_year=') && routeOf(k) === 'grain') // not the tables' pages
+        .filter((k) => yearOfKey(k) !== null && routeOf(k) === 'grain') // not the tables' pages
         .map((k) => [k, body(k) as RecordBody]),
     );
     return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)), years };
@@ -67,10 +67,10 @@ export function unloggedAgainstLive(dataset: Dataset, live: LiveBuild): Unlogged
   for (const g of dataset.grains) {
     const liveYear = live.records.get(g.grain_id)?.effective_crop_year;
     for (const [key, before] of live.years) {
-      const year = key.slice(key.indexOf('=') + 1);
-      if (!key.startsWith(`${grainKey(g.grain_id)}?`) || year === liveYear) continue;
+      const { base, year } = yearOfKey(key)!;
+      if (base !== grainKey(g.grain_id) || year === liveYear) continue;
       const after = year === g.effective_crop_year ? null : (dataset.past?.get(g.grain_id)?.get(year) ?? null);
-      if (key !== grainYearKey(g.grain_id, year) || JSON.stringify(before) === JSON.stringify(after)) continue;
+      if (JSON.stringify(before) === JSON.stringify(after)) continue;
       out.push({
         grain_id: `${g.grain_id} of ${year} (dataset/covered/past/)`,
         changes: diffRecords(g.grain_id, before, after),

@@ -8,6 +8,7 @@ import {
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
+  RATE_LIMIT_HEADERS as H,
   JSON_MEDIA_TYPE,
   ROUTES,
   snapshotKey,
@@ -74,12 +75,13 @@ export type Record_ = GrainRecordBody;
 const int = (v: string | null) => (v === null || !/^\d+$/.test(v) ? null : Number(v));
 
 function rateLimitOf(h: Headers): RateLimit | null {
-  const [limit, remaining, reset] = [
-    int(h.get('x-ratelimit-limit')),
-    int(h.get('x-ratelimit-remaining')),
-    int(h.get('x-ratelimit-reset')),
+  // Headers.get matches a name in any case
+  const [limit, remaining, reset, used] = [
+    int(h.get(H.limit)),
+    int(h.get(H.remaining)),
+    int(h.get(H.reset)),
+    int(h.get(H.used)),
   ];
-  const used = int(h.get('x-ratelimit-used'));
   return limit === null || remaining === null || reset === null ? null : { limit, remaining, used, reset };
 }
 

@@ -2,7 +2,9 @@
 // value entered, its cell at the grade found and at the grade above, whether each is met, and
 // which cell decided. GET /grade draws it; a program may too. Bundled with the grader.
 import type { Factor, Threshold } from '../types.ts';
-import { type Context, check } from './check.ts';
+import { check } from './check.ts';
+import { gradingContext } from './grading-context.ts';
+import { printedNumber } from './printed.ts';
 import type { Rec, Sample } from './sample.ts';
 
 interface CellShown {
@@ -37,7 +39,7 @@ function cellText(f: Factor, t: Threshold | undefined): string {
   if (!t || t.value_type === 'not_applicable') return 'n/a';
   if (t.value_type === 'no_limit') return 'no limit';
   if (t.value_type !== 'numeric') return String(t.value);
-  const n = (t.value as number).toFixed(t.decimals ?? 0);
+  const n = printedNumber(t);
   const alt = t.value_alt !== null && f.unit_alt ? ` (${t.value_alt} ${f.unit_alt})` : '';
   const part = t.partial ? ` of ${t.partial.of.join(' and ')}` : '';
   return `${n} ${f.unit}${alt}${part}`.replace(/ +/g, ' ').trim();
@@ -60,14 +62,11 @@ export function explain(
   sample: Sample,
   result: GradeFound,
 ): { at: string; above: string | null; rows: Row[] } | null {
-  const ladder = record.variety_tracks
-    ? record.variety_tracks.find((t) => t.track_id === sample.track)?.grades
-    : record.grades;
-  if (!ladder) return null;
-  const excluded = new Set(sample.exclude ?? []);
-  const factors = record.factor_groups.flatMap((g) => g.factors).filter((f) => !excluded.has(f.factor_id));
-  const byId = new Map(factors.map((f) => [f.factor_id, f] as const));
-  const x: Context = { record, sample, ladder, factors, byId };
+  // the grader's own setup (grading-context.ts): its ladder, and its factors after the colour rules
+  const setup = gradingContext(record, sample);
+  if (!setup) return null;
+  const { x } = setup;
+  const { ladder, factors } = x;
   const last = ladder.length - 1;
   let at = last;
   if (result.result === 'grade')

@@ -8,6 +8,8 @@
 //   is null and `reason` says why. The answer's shape: build/schema/grade-result.ts.
 import type { FallthroughOutcome, GradeResult } from '../types.ts';
 import { type Check, type Context, check, type Missing, measured } from './check.ts';
+import { gradingContext } from './grading-context.ts';
+import { meetsCondition } from './outcome-condition.ts';
 import { checkSample, type GradeError, type Rec, type Sample } from './sample.ts';
 
 export { type Check, type Context, check, metAbove, roundTo } from './check.ts';
@@ -52,8 +54,7 @@ const matches = (o: FallthroughOutcome, value: number | null, region: string | u
   if (o.region !== null && o.region !== region) return false;
   if (o.condition === null) return true;
   if (value === null) return false;
-  const [op, bound] = [o.condition.split(' ')[0]!, Number.parseFloat(o.condition.split(' ')[1]!)];
-  return op === '<=' ? value <= bound : op === '<' ? value < bound : op === '>=' ? value >= bound : value > bound;
+  return meetsCondition(value, o.condition);
 };
 
 const needs = (names: string[]) => `undetermined: a value or judgement is needed for ${names.join(', ')}`;
@@ -89,32 +90,9 @@ export function grade(record: Rec, input: unknown): GradeResult | GradeError {
   const problem = checkSample(record, input);
   if (problem) return problem;
   const sample = input as Sample;
-  let ladder = record.grades;
-  if (record.variety_tracks) {
-    const track = record.variety_tracks.find((t) => t.track_id === sample.track);
-    if (!track) return undetermined(['track']);
-    ladder = track.grades;
-  }
-  const excluded = new Set(sample.exclude ?? []);
-  const all = record.factor_groups.flatMap((g) => g.factors).filter((f) => !excluded.has(f.factor_id));
-  const byId = new Map(record.factor_groups.flatMap((g) => g.factors.map((f) => [f.factor_id, f] as const)));
-  const x: Context = { record, sample, ladder, factors: all, byId };
-  // A factor whose only outcome is a colour change (corn's other classes, soybeans' other colours)
-  // does not lower the grade: past the lowest grade's limit the sample is graded as Mixed.
-  const last = ladder.length - 1;
-  let colour = sample.colour;
-  x.factors = all.filter((f) => {
-    const change = f.fallthrough_outcomes?.find((o) => o.kind === 'colour_change');
-    if (!change || check(x, f, last) !== 'fail') return true;
-    colour = change.colour ?? colour;
-    return false;
-  });
-  // A footnote may set factors aside for a colour (soybeans: other colours, for Mixed soybeans).
-  for (const rule of record.footnote_rules) {
-    if (rule.effect !== 'not_applicable_for_colour' || rule.colour !== colour) continue;
-    x.factors = x.factors.filter((f) => !rule.factor_ids.includes(f.factor_id));
-  }
-  return decide(x, colour);
+  const setup = gradingContext(record, sample);
+  if (!setup) return undetermined(['track']);
+  return decide(setup.x, setup.colour);
 }
 
 /** A footnote's instruction for the track's Sample grades (barley: add "Hulless"), beside the grade. */

@@ -9,6 +9,7 @@
 // of the classes published for it, in a folder of its own (docs/sync.md, "A past crop year").
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { swapFolder } from '../atomic-write.mjs';
 import { SCHEMA_VERSION, snapshotKey } from '../site-format.ts';
 import type { ChangelogEntry, Snapshot } from '../types.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient } from './api.ts';
@@ -199,16 +200,7 @@ function publish(out: string, files: Map<string, string>, state: SyncState) {
   mkdirSync(join(tmp, 'grains'), { recursive: true });
   for (const [file, text] of files) writeFileSync(join(tmp, file), text);
   writeFileSync(join(tmp, STATE), `${JSON.stringify(state, null, 1)}\n`);
-  const previous = `${out}.previous`;
-  if (existsSync(out)) {
-    rmSync(previous, { recursive: true, force: true });
-    renameSync(out, previous);
-    renameSync(tmp, out);
-    rmSync(previous, { recursive: true, force: true });
-  } else {
-    mkdirSync(dirname(out), { recursive: true });
-    renameSync(tmp, out);
-  }
+  swapFolder(tmp, out, `${out}.previous`); // flushed, then swapped in (recover() puts back a swap cut short)
 }
 
 export { ApiError };

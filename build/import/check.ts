@@ -2,6 +2,7 @@
 // the same importer (with the editor's judgements carried over), and the two records are compared
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
+import { printedValue } from '../client/printed.ts';
 import { type LoadedFile, loadYaml } from '../load.ts';
 import type { Factor, GrainRecord, Threshold } from '../types.ts';
 import { validateGrainFile } from '../validate.ts';
@@ -21,8 +22,7 @@ const cell = (t: Threshold | undefined) =>
   !t
     ? '(absent)'
     : t.value_type === 'numeric'
-      ? `${(t.value as number).toFixed(t.decimals ?? 0)}${t.value_alt !== null ? ` (${t.value_alt})` : ''}` +
-        `${t.threshold_note ? ` [${t.threshold_note}]` : ''}`
+      ? `${printedValue(t)}${t.threshold_note ? ` [${t.threshold_note}]` : ''}`
       : `${t.value_type}${t.value !== null ? ` "${t.value}"` : ''}${t.threshold_note ? ` [${t.threshold_note}]` : ''}`;
 
 /** The record the authority's page gives for a grain file's section. */

@@ -4,7 +4,7 @@
 // comments, quoting and flow style stay as the editor left them. The same page imported twice
 // gives the same bytes; a changed cell changes its own line.
 import { Document, isMap, isScalar, isSeq, parseDocument, type Scalar, visit, type Node as YamlNode } from 'yaml';
-import { PRINTED_NUMBER } from '../cells.ts';
+import { decimalsOf, PRINTED_NUMBER } from '../cells.ts';
 import type { SourceGrain } from '../types.ts';
 
 /** How every grain file is written. */
@@ -44,7 +44,7 @@ function markNumbers(node: YamlNode | null) {
       if (key === 'key' || typeof s.value !== 'string' || !PRINTED_NUMBER.test(s.value)) return;
       const text = s.value;
       s.value = Number(text);
-      const d = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
+      const d = decimalsOf(text);
       if (d) s.minFractionDigits = d;
     },
   });

@@ -3,7 +3,9 @@
 import {
   API_KEY_HEADER,
   CLIENT_TARBALL,
+  CROP_YEAR_PARAM,
   fileIn,
+  RATE_LIMIT_HEADERS as H,
   JSON_MEDIA_TYPE,
   RECOVERY_TOKEN_PREFIX,
   REGISTRATION_BODY_BYTES,
@@ -158,7 +160,7 @@ wherever <code>GET</code> does: the same status and headers, no body.</li>
 key of the account and issues one new key: whoever reads the mailbox can always get a key back.</li>
 <li>Every class's table is also a page anyone may read, with no key:
 <a href="${ROUTES.tables.path}">${ROUTES.tables.path}</a> lists them, and <code>${ROUTES.table.path}</code>
-shows one (<code>?crop_year=</code> too).</li>
+shows one (<code>?${CROP_YEAR_PARAM}=</code> too).</li>
 </ul>
 </section>
 
@@ -167,9 +169,9 @@ shows one (<code>?crop_year=</code> too).</li>
 <ul>
 <li>Each key may make ${SLOTS.rate_limit_per_hour} requests in an hour, counted from its first request of the
 hour (a fixed window). Every
-authorised answer says where you stand: <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>,
-<code>X-RateLimit-Used</code>, <code>X-RateLimit-Reset</code> (epoch seconds), and <code>RateLimit-Policy</code> /
-<code>RateLimit</code>.</li>
+authorised answer says where you stand: <code>${H.limit}</code>, <code>${H.remaining}</code>,
+<code>${H.used}</code>, <code>${H.reset}</code> (epoch seconds), and <code>${H.policy}</code> /
+<code>${H.rateLimit}</code>.</li>
 <li>A 304 is not counted: keep the <code>ETag</code> of what you stored and send it back in
 <code>If-None-Match</code>.</li>
 <li>Sync in one request: <code>GET ${ROUTES.snapshot.path}</code> holds every record and the whole changelog; send

@@ -8,6 +8,7 @@ import {
   EXAMPLE_REQUESTS_USED,
   GRAIN_LIST_KEY,
   grainKey,
+  RATE_LIMIT_HEADERS as H,
   JSON_CONTENT_TYPE,
   JSON_MEDIA_TYPE,
   KEY_PREFIX,
@@ -32,12 +33,12 @@ export function referenceExamples(ds: Dataset): Record<string, Example> {
   const curl = (path: string) => `curl -H "${API_KEY_HEADER}: $GRAIN_API_KEY" '${origin}${path}'`;
   const { rate_limit_per_hour: limit, rate_limit_remaining_example: remaining } = SLOTS;
   const rate = [
-    `X-RateLimit-Limit: ${limit}`,
-    `X-RateLimit-Remaining: ${remaining}`,
-    `X-RateLimit-Used: ${EXAMPLE_REQUESTS_USED}`,
-    'X-RateLimit-Reset: 1795352400',
-    `RateLimit-Policy: ${rateLimitPolicy(limit)}`,
-    `RateLimit: "default";r=${remaining};t=2710`,
+    `${H.limit}: ${limit}`,
+    `${H.remaining}: ${remaining}`,
+    `${H.used}: ${EXAMPLE_REQUESTS_USED}`,
+    `${H.reset}: 1795352400`,
+    `${H.policy}: ${rateLimitPolicy(limit)}`,
+    `${H.rateLimit}: "default";r=${remaining};t=2710`,
   ];
   const data = [`Content-Type: ${JSON_CONTENT_TYPE}`, 'ETag: "…"', 'Cache-Control: private, no-cache', ...rate];
   /** A JSON POST of the key operations, with its JSON answer. */

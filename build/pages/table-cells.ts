@@ -1,6 +1,7 @@
 // A table page's cells (docs/contract.md, The front door): each threshold as the authority prints
 // it, and what a change did to it. A number is printed with the authority's own decimals (0.10 stays
 // 0.10) and carried in a <data> element, so a program reads the record's number back from the page.
+import { printedValue } from '../client/printed.ts';
 import type { Change, Factor, Threshold } from '../types.ts';
 import { type Html, html } from './html.ts';
 
@@ -13,9 +14,6 @@ const WORDS: Record<Threshold['value_type'], string> = {
   qualitative_judgment: '',
 };
 
-/** A number as the authority prints it: the record's value with its decimals. */
-const printed = (value: number, decimals: number | null) => value.toFixed(decimals ?? 0);
-
 /**
  * A threshold's text: a number (with the alternative unit's in brackets, as the authority prints
  * test weight), or the authority's note where it wrote words around the number (a partial limit),
@@ -24,8 +22,7 @@ const printed = (value: number, decimals: number | null) => value.toFixed(decima
 export function cellText(t: Threshold | null | undefined): Html {
   if (!t) return html`<span class="none">none</span>`;
   if (t.value_type === 'numeric') {
-    const n = printed(t.value, t.decimals);
-    const shown = t.threshold_note ?? (t.value_alt === null ? n : `${n} (${t.value_alt})`);
+    const shown = t.threshold_note ?? printedValue(t);
     return html`<data value="${t.value}">${shown}</data>`;
   }
   const text = typeof t.value === 'string' ? t.value : (t.threshold_note ?? WORDS[t.value_type]);

@@ -1,7 +1,7 @@
 // The conformance suite's shape (JSON Schema 2020-12), published as /client/grade-suite.schema.json
 // beside /client/grade-suite.json: groups of cases, each a sample and the answer a grader must give
 // (the fields it names), with the table's row and column that decide it. docs/grading.md "Checking a port".
-import { fileIn } from '../site-format.ts';
+import { fileIn, GRAIN_ID_PATTERN } from '../site-format.ts';
 import { exact, str } from './parts.ts';
 
 const expected = {
@@ -27,7 +27,7 @@ const expected = {
 const GradeSuiteCase = {
   ...exact({
     description: str,
-    grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: "the class, where not the group's" },
+    grain_id: { type: 'string', pattern: GRAIN_ID_PATTERN, description: "the class, where not the group's" },
     sample: { type: 'object', description: 'the sample, as grade(record, sample) takes it' },
     expected,
     decided_by: { ...str, minLength: 10, description: "the authority's table: which row and column decide it" },
@@ -42,7 +42,7 @@ export const gradeSuiteSchema = {
   type: 'array',
   minItems: 1,
   items: exact({
-    grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+    grain_id: { type: 'string', pattern: GRAIN_ID_PATTERN },
     description: str,
     cases: { type: 'array', minItems: 1, items: GradeSuiteCase },
   }),

@@ -5,6 +5,7 @@
 // exact ones. Field sets are exact (docs/contract.md, Records): additionalProperties is false and
 // every field is required.
 
+import { CROP_YEAR_PARAM, GRAIN_ID_PATTERN } from '../site-format.ts';
 import {
   RecoveryAccepted,
   RecoveryConfirmRequest,
@@ -38,8 +39,11 @@ import {
   ThresholdQualitative,
 } from './threshold.ts';
 
+/** A crop year as a request asks for it (docs/contract.md, Crop years). */
+const ASKED = `?${CROP_YEAR_PARAM}=`;
+
 const summaryFields = {
-  grain_id: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+  grain_id: { type: 'string', pattern: GRAIN_ID_PATTERN },
   grain_name: str,
   kind: kindEnum,
   region: regionEnum,
@@ -49,7 +53,7 @@ const summaryFields = {
     type: 'array',
     items: cropYear,
     minItems: 1,
-    description: 'every crop year ?crop_year= answers for this class, oldest first, ending with effective_crop_year',
+    description: `every crop year ${ASKED} answers for this class, oldest first, ending with effective_crop_year`,
   },
   coverage_status: coverageEnum,
   grades: { type: 'array', items: str, minItems: 1 },

@@ -1,6 +1,8 @@
 // JSON Schemas of the files editors write. ajv checks them with allErrors; validate.ts adds the
 // checks a schema cannot express. `description`s are shown to editors in error messages.
 
+import { CONDITION_PATTERN } from '../client/outcome-condition.ts';
+import { GRAIN_ID_PATTERN } from '../site-format.ts';
 import {
   coverageEnum,
   directionEnum,
@@ -25,7 +27,7 @@ const timestamp = {
 } as const;
 const grainId = {
   type: 'string',
-  pattern: '^[A-Z][A-Z0-9_]*$',
+  pattern: GRAIN_ID_PATTERN,
   description: 'an upper-case grain id such as CWRS',
 } as const;
 
@@ -159,7 +161,7 @@ export const grainFileSchema = {
                     properties: {
                       condition: {
                         type: 'string',
-                        pattern: '^(<=|<|>=|>) \\d+(\\.\\d+)?%$',
+                        pattern: CONDITION_PATTERN,
                         description: 'like "<= 2.5%" or "> 10%"',
                       },
                       region: regionEnum,

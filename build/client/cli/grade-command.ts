@@ -6,7 +6,7 @@
 // not JSON (line and column named) or one that cannot be real (the field and its range named).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Build, bodyPath, DEFAULT_DIRS, grainKey, grainYearKey, readBuild } from '../../site-format.ts';
+import { type Build, bodyPath, DEFAULT_DIRS, grainKey, grainYearKey, readBuild, yearOfKey } from '../../site-format.ts';
 import type { GrainRecord } from '../../types.ts';
 import { grade, parseSample } from '../grade.ts';
 import { mirroredYear, SYNC_FILES } from '../sync.ts';
@@ -51,9 +51,10 @@ function loadRecord(
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the build has ${manifest.grain_ids.join(', ')}`);
   const path = bodyPath(build, year === undefined ? grainKey(canonical) : grainYearKey(canonical, year));
   if (path === null) {
-    const years = Object.keys(manifest.routes).flatMap((k) =>
-      k.startsWith(`${grainKey(canonical)}?`) ? [k.slice(-7)] : [],
-    );
+    const years = Object.keys(manifest.routes).flatMap((k) => {
+      const y = yearOfKey(k);
+      return y?.base === grainKey(canonical) ? [y.year] : [];
+    });
     io.err(`${canonical} was not published for the crop year ${year}; the build has it for ${years.join(', ')}`);
     return 1;
   }
