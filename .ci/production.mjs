@@ -13,7 +13,10 @@
 //    to nobody, and CMD and HEALTHCHECK run as nobody, so the runtime stage is shown to work
 //    unprivileged. Then it serves a keyed request, the state lands on the VOLUME, and the
 //    HEALTHCHECK passes.
-// Plain JavaScript: it needs nothing but node, npm and git. Slow (three npm ci), so it is a CI step,
+// better-sqlite3 is compiled once: CI's own `npm ci` in the checkout compiles it (no prebuilt binary
+// can be fetched here), and each clean folder's install is offered that binary as a local prebuilt,
+// which prebuild-install takes exactly as it takes one it downloads; every install runs in full.
+// Plain JavaScript: it needs nothing but node, npm, git and tar. Three npm ci, so it is a CI step,
 // not part of npm test. Exits non-zero on the first failure, saying what failed.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -57,11 +60,43 @@ function cleanCopy(/** @type {string} */ to, ignored = /** @type {string[]} */ (
  * @param {Record<string, string>} [env] @param {number} [expect]
  */
 function run(command, args, cwd, env = {}, expect = 0) {
-  // JOBS: node-gyp compiles better-sqlite3 on every core when no prebuilt binary can be fetched
-  const r = spawnSync(command, args, { cwd, env: { JOBS: 'max', ...process.env, ...env }, encoding: 'utf8' });
+  // JOBS: node-gyp compiles better-sqlite3 on every core when no prebuilt binary is offered
+  const r = spawnSync(command, args, {
+    cwd,
+    env: { JOBS: 'max', ...prebuilt, ...process.env, ...env },
+    encoding: 'utf8',
+  });
   const output = `${r.stdout}${r.stderr}`;
   assert.equal(r.status, expect, `${command} ${args.join(' ')} in ${cwd} exited ${r.status}:\n${output}`);
   return output;
+}
+
+/**
+ * The checkout's compiled better-sqlite3 as prebuild-install's local prebuilt (named as it names a
+ * download: package, version, Node's ABI, platform, architecture), with the environment that points
+ * installs at it; none where the checkout has no compiled binary (its install fetched one, or none ran).
+ * @returns {Record<string, string>}
+ */
+function offerCompiledSqlite() {
+  const pkgDir = join(root, 'node_modules', 'better-sqlite3');
+  const binary = 'build/Release/better_sqlite3.node';
+  if (!existsSync(join(pkgDir, binary))) return {};
+  const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const dir = join(work, 'prebuilds');
+  mkdirSync(dir);
+  const abi = process.versions.modules;
+  const name = `better-sqlite3-v${version}-node-v${abi}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = spawnSync('tar', ['-czf', join(dir, name), '-C', pkgDir, binary], { encoding: 'utf8' });
+  assert.equal(tar.status, 0, tar.stderr);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
+}
+const prebuilt = offerCompiledSqlite();
+
+/** A clean folder's better-sqlite3 came from the offered binary: node-gyp left no objects there. */
+function notCompiledAgain(/** @type {string} */ dir) {
+  if (!prebuilt.npm_config_better_sqlite3_local_prebuilds) return;
+  const objects = join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target');
+  assert.ok(!existsSync(objects), `better-sqlite3 was compiled again in ${dir}: the offered binary was not taken`);
 }
 
 /** @returns {Promise<number>} */
@@ -133,6 +168,7 @@ async function productionDependenciesOnly() {
   say(`npm ci --omit=dev in ${dir}`);
   run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], dir);
   noDevDependencies(dir);
+  notCompiledAgain(dir);
   say('npm run build');
   const built = run('npm', ['run', 'build'], dir);
   assert.match(built, /^bundled into /m);
@@ -221,6 +257,7 @@ async function containerfileReplay() {
     } else if (op === 'RUN') {
       say(`RUN ${rest}`);
       run('sh', ['-c', rest], stage.workdir, { ...stage.env, PATH: `${shim}:${process.env.PATH}` });
+      if (/^npm ci\b/.test(rest)) notCompiledAgain(stage.workdir);
     } else if (op === 'USER') stage.user = rest;
     else if (op === 'VOLUME') volume = JSON.parse(rest)[0];
     else if (op === 'HEALTHCHECK') healthcheck = JSON.parse(rest.slice(rest.indexOf('CMD') + 3));

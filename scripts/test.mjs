@@ -4,22 +4,30 @@
 // how many tests were skipped and why, grouped by reason (scripts/test-skips.mjs collects them). A
 // test skips where what it needs is missing (docs/operations.md, CI).
 //   node scripts/test.mjs [node's arguments: --test-concurrency=4 --import tsx --test test/*.test.ts]
+//   node scripts/test.mjs --quick [node's arguments, no files]: the quick tier (scripts/test-tiers.mjs)
+//     with the guard that fails a test file there that starts a child process (test-quick-guard.mjs)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quickTier } from './test-tiers.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'test-skips-'));
 const skipsFile = join(dir, 'skips.jsonl');
 const reporter = fileURLToPath(new URL('./test-skips.mjs', import.meta.url));
 const own = process.stdout.isTTY ? 'spec' : 'tap';
+const quick = process.argv.includes('--quick');
+const quickGuard = quick ? ['--import', fileURLToPath(new URL('./test-quick-guard.mjs', import.meta.url))] : [];
+const quickFiles = quick ? quickTier(fileURLToPath(new URL('../test/', import.meta.url))) : [];
 const run = spawnSync(
   process.execPath,
   [
     ...['--test-reporter', own, '--test-reporter-destination', 'stdout'],
     ...['--test-reporter', reporter, '--test-reporter-destination', skipsFile],
-    ...process.argv.slice(2),
+    ...quickGuard,
+    ...process.argv.slice(2).filter((arg) => arg !== '--quick'),
+    ...quickFiles,
   ],
   { stdio: 'inherit' },
 );

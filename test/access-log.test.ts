@@ -1,3 +1,4 @@
+// tier: full (a gateway process whose log reader goes away)
 // The access log: the line each request writes (gateway/log.ts: bytes that read exactly as the same
 // fields through JSON), its bounded memory while the reader is slow, and what the server logs at
 // each ACCESS_LOG level (docs/operations.md, Configuration). The server writes the lines, so those

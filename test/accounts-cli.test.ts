@@ -1,3 +1,4 @@
+// tier: full (the accounts CLI as operators run it)
 // The operators' CLI (npm run accounts, scripts/accounts.ts) on the embedded store of a running
 // gateway (docs/operations.md, Accounts CLI): it lists and shows accounts without their keys, and
 // revokes one key or all, which the running gateway refuses within 2 seconds. The CLI runs as its

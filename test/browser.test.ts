@@ -1,3 +1,4 @@
+// tier: full (Chromium)
 // The front door and /grade in a real browser, in one process: the suites run one after another,
 // since Chromium instances side by side on 2 cores slow each other more than they save
 // (test/helpers/front-door-browser.ts, test/helpers/grade-page-browser.ts, test/helpers/tables-browser.ts).

@@ -1,3 +1,4 @@
+// tier: full (the build's CLI)
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,3 +1,4 @@
+// tier: full (Varnish)
 // Behind a real CDN (docs/operations.md, "Behind a CDN"): Debian's Varnish with the shipped
 // configuration in front of a real gateway. Keyed requests pass with their conditional headers,
 // so a revalidation is a free 304 (also for a spent key) and the gateway counts what it must;

@@ -1,3 +1,4 @@
+// tier: full (the changelog and build CLIs)
 // Every change has an entry (docs/dataset-editing.md): the build refuses a published record that
 // changed with no changelog entry naming it, on a clean checkout and against the live build, and
 // says which cells; `npm run changelog` drafts exactly the changed cells; published entries are

@@ -1,3 +1,4 @@
+// tier: full (npm, tsc and the packaging linters on the packed client)
 // The client package grain-tables-client as a client developer meets it (docs/sync.md, The client
 // package): downloaded from a running gateway with no key, installed offline into an empty folder
 // (nothing else lands in its node_modules), its command syncing every class for one counted request

@@ -1,3 +1,4 @@
+// tier: full (start-up refusals of a gateway process)
 // The configuration (gateway/config.ts): each variable refused with a sentence that names it, the
 // documented defaults, and npm start stopping on a bad value (docs/operations.md lists them).
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// tier: full (systemd-analyze on the shipped unit)
 // The shipped deployment files (docs/deploy/), read as their tools read them. The systemd unit is
 // checked by systemd-analyze verify (any complaint fails) and holds the hardening docs/operations.md
 // promises; the Containerfile's promises are checked here, and its steps are run by CI's

@@ -1,3 +1,4 @@
+// tier: full (gateway processes killed and restarted)
 // What survives the gateway's process (docs/contract.md, Storage and scale): every key answered
 // 201 outlives a kill -9, and SIGTERM saves the hourly windows so a restart hands out no fresh
 // quota. The process is the subject, so each gateway here is a real one, spawned and signalled.

@@ -1,3 +1,4 @@
+// tier: full (a tmpfs mounted for the full disk)
 // The error catalogue (gateway/errors.ts) held against the OpenAPI document: every catalogue entry
 // is produced by some request, with its status and sentence; every error status a produced answer
 // has is documented on that operation; every error status the document declares is produced on that

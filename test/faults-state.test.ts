@@ -1,3 +1,4 @@
+// tier: full (gateway processes on a failing disk)
 // Faults of the state directory, against real gateway processes: a second gateway on one
 // STATE_DIR, and a full disk under it (a real tmpfs filled to the last byte). Every key that got a
 // 201 must work after kill -9 (docs/operations.md, "When something goes wrong").

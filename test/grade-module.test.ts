@@ -1,3 +1,4 @@
+// tier: full (the grade CLI)
 // The grader as users get it: the public module the gateway serves (bundled by the build) and
 // `npm run grade`, both giving the answers of build/client/grade.ts, and the CLI's exit codes:
 // a sample that is not JSON named by line and column, a value no sample can have by field and range.

@@ -1,3 +1,4 @@
+// tier: full (the grade suite's runner)
 // The conformance suite as a port gets it (GET /client/grade-suite.json) and the result schema
 // beside it: both served without a key; the suite valid against its own schema and reaching what
 // the records hold; the published module and `npm run grade` giving every expected answer; every

@@ -1,3 +1,4 @@
+// tier: full (the importer's CLIs)
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

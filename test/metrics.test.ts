@@ -1,3 +1,4 @@
+// tier: full (the accounts CLI beside a gateway)
 // GET /metrics behind METRICS_TOKEN, per-key usage kept with the windows, and the
 // accounts CLI's views of it, each on both stores. What the app and the store answer is asked of the
 // app in process (helpers/inject.ts); the request series are counted by server.ts as it answers

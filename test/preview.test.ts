@@ -1,3 +1,4 @@
+// tier: full (the preview CLI)
 // npm run preview (docs/dataset-editing.md, "Workflow", step 6), run as an editor runs it, on a
 // copy of the dataset with one changed threshold: against the published build, and against the
 // last commit when none is published. It marks exactly that cell, says so, renders although the

@@ -1,3 +1,4 @@
+// tier: full (the README's commands, run as written)
 // The README's first commands, run as written, in order: `npm start` serves (bundling the gateway
 // and building the dataset first, as neither exists), the registration line sets KEY, the record
 // comes back with it, the sync lines install the client package and keep a copy, and SIGTERM to

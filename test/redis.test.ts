@@ -1,3 +1,4 @@
+// tier: full (gateway processes sharing Redis)
 // Scale-out on Redis (docs/contract.md, Storage and scale): several gateway processes share keys and
 // exact limits; replacement and revocation reach every instance within the bound; an outage is
 // survived and recovered from. One gateway on Redis is its app, asked in process (helpers/inject.ts);

@@ -1,3 +1,4 @@
+// tier: full (gateway processes under abuse and slow clients)
 // Reliability: slow clients are cut by the server's timeouts while others are served;
 // a flood of unknown keys and of registrations from many addresses leaves memory bounded.
 import assert from 'node:assert/strict';

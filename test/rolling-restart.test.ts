@@ -1,3 +1,4 @@
+// tier: full (gateway processes behind nginx)
 // Upgrades (docs/operations.md, "Upgrading"), with the gateway as npm start runs it (the bundle,
 // by node): the processes are the subject, so they are real ones.
 // - REDIS_URL: two instances behind nginx with the shipped configuration (docs/deploy/nginx.conf,

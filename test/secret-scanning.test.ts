@@ -1,3 +1,4 @@
+// tier: full (secretlint)
 // Scanners find our keys (docs/contract.md, "A leaked key"): secretlint, run with the shipped
 // configuration over files, finds a live key and passes look-alikes; the gitleaks rule's regex,
 // entropy and keyword (gitleaks is a Go binary: its rule is read from the TOML and applied as

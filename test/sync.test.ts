@@ -1,3 +1,4 @@
+// tier: full (the sync CLI)
 // `npm run sync` and the typed client against a real gateway on port 0 (docs/sync.md): a first sync
 // equals the API byte for byte for one counted request (the snapshot); a second costs none; a
 // changed dataset brings exactly the changed records for one; a spent quota, or a gateway gone

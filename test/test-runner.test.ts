@@ -1,11 +1,13 @@
+// tier: full (npm test's runner)
 // npm test's runner (scripts/test.mjs), run as npm test runs it on a file of its own: node's TAP
 // report stays whole (CI reads `# pass N` and `# fail N`), the last line says how many tests were
 // skipped and why, and the exit code is the runner's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { it } from 'node:test';
+import { quickTier } from '../scripts/test-tiers.mjs';
 import { tempDir } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 
@@ -52,4 +54,34 @@ it('says none were skipped, and exits 0 when every test passed', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.ok(r.stdout.includes('# pass 1\n'));
   assert.equal(r.stdout.trim().split('\n').at(-1), 'skipped tests: none');
+});
+
+it('the quick tier is every test file but those marked full in their header', () => {
+  const dir = tempDir('tiers');
+  writeFileSync(join(dir, 'plain.test.ts'), '// a suite in process\n');
+  writeFileSync(join(dir, 'marked.test.ts'), '// what it covers\n// tier: full (a gateway process)\n');
+  // a marker below the header (a test's own text) does not count
+  writeFileSync(join(dir, 'deep.test.ts'), `${'//\n'.repeat(12)}// tier: full\n`);
+  writeFileSync(join(dir, 'helper.ts'), '// not a test file\n');
+  assert.deepEqual(quickTier(dir), [join(dir, 'deep.test.ts'), join(dir, 'plain.test.ts')]);
+  const ours = quickTier(join(root, 'test')).map((file) => basename(file));
+  assert.ok(ours.includes('fuzz.test.ts') && ours.includes('gateway-contract.test.ts'), ours.join(', '));
+  for (const full of ['browser.test.ts', 'test-runner.test.ts', 'cdn.test.ts']) assert.ok(!ours.includes(full), full);
+});
+
+it('in the quick tier, a test file that starts a child process fails, saying to mark it', () => {
+  const guard = join(root, 'scripts/test-quick-guard.mjs');
+  const source = "import { spawnSync } from 'node:child_process'; console.log(spawnSync('true').status);";
+  const args = ['--import', guard, '--input-type=module', '-e', source];
+  const inTestFile = spawnSync(process.execPath, args, { env: { ...process.env, NODE_TEST_CONTEXT: 'child' } });
+  assert.equal(inTestFile.status, 1);
+  assert.match(
+    String(inTestFile.stderr),
+    /npm run test:quick runs no child process \(spawnSync\): mark this test file/,
+  );
+  // the runner itself (no NODE_TEST_CONTEXT) starts its files as child processes
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+  const inRunner = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  assert.equal(inRunner.status, 0, inRunner.stderr);
+  assert.equal(inRunner.stdout, '0\n');
 });
