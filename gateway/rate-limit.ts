@@ -1,7 +1,7 @@
 // Fixed one-hour windows that start with a key's first counted request (docs/contract.md,
 // Authentication and limits): pure arithmetic with an injected time. The rest of the rate limit
 // has a file each: the headers an answer carries (rate-limit-headers.ts), the windows one process
-// holds (store/memory-limiter.ts) and the windows Redis holds (store/redis-limiter.ts).
+// holds (store/memory-limiter.ts) and the windows Redis holds (store/redis/limiter.ts).
 import { RATE_LIMIT_WINDOW_SECONDS } from '../build/site-format.ts';
 
 export const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;

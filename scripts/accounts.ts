@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
-import { redisAccountQueries } from '../gateway/store/redis-account-queries.ts';
-import { openRedisClient } from '../gateway/store/redis-client.ts';
-import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite-schema.ts';
+import { redisAccountQueries } from '../gateway/store/redis/account-queries.ts';
+import { openRedisClient } from '../gateway/store/redis/client.ts';
+import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite/schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
 import { KEY_NOT_AN_ARGUMENT, readStandardInput, revokeLeaked } from './revoke-leaked.ts';
 

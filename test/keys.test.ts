@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { MESSAGES } from '../gateway/errors.ts';
 import { digestBytes, digestHex, generateKey, hashKey } from '../gateway/keys.ts';
-import { encodeWindows } from '../gateway/store/window-snapshot.ts';
+import { encodeWindows } from '../gateway/store/sqlite/window-snapshot.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import { inject, injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';

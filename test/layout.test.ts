@@ -46,6 +46,31 @@ describe('layout', () => {
     assert.ok(lazy.length > 0, 'the store opener loads the Redis store lazily');
   });
 
+  it('the embedded store never loads Redis: its store is reached only by the opener, lazily', () => {
+    const REDIS_DIR = 'gateway/store/redis/';
+    const lazy = importsOf('gateway/store/open.ts')
+      .filter((i) => i.dynamic)
+      .map((i) => resolveSpec('gateway/store/open.ts', i.spec));
+    assert.deepEqual(lazy, [`${REDIS_DIR}redis-store.ts`]);
+    // every module the gateway's entries load at start, static imports followed through gateway/
+    const loaded = new Set<string>();
+    const walk = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const { spec, dynamic } of importsOf(file)) {
+        const target = resolveSpec(file, spec);
+        if (!dynamic && target.startsWith('gateway/')) walk(target);
+        else if (!dynamic) loaded.add(target);
+      }
+    };
+    for (const entry of ['gateway/index.ts', 'gateway/startup.ts']) walk(entry);
+    assert.ok(loaded.has('gateway/store/open.ts') && loaded.has('gateway/store/sqlite/sqlite-store.ts'));
+    assert.deepEqual(
+      [...loaded].filter((file) => file.startsWith(REDIS_DIR) || file === 'ioredis'),
+      [],
+    );
+  });
+
   it('the gateway imports nothing from build/ but the site format', () => {
     const offending: string[] = [];
     for (const file of sources('gateway')) {

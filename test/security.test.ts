@@ -18,8 +18,8 @@ import {
   KEY_LENGTH,
 } from '../gateway/keys.ts';
 import { safePath } from '../gateway/log.ts';
-import { createKeyCache } from '../gateway/store/key-cache.ts';
-import { createKeyFilter, prefixOf } from '../gateway/store/key-filter.ts';
+import { createKeyCache } from '../gateway/store/sqlite/key-cache.ts';
+import { createKeyFilter, prefixOf } from '../gateway/store/sqlite/key-filter.ts';
 import { errorJson } from './helpers/errors.ts';
 import { register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { type InjectRequest, inject, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';

@@ -1,4 +1,4 @@
-// The embedded store (gateway/store/sqlite.ts) saving the hourly windows while it serves: every
+// The embedded store (gateway/store/sqlite/sqlite-store.ts) saving the hourly windows while it serves: every
 // checkpoint writes what was counted, so a killed process loses at most one checkpoint's counting
 // (docs/contract.md, Authentication and limits), and a store opened on the file counts on from it.
 import assert from 'node:assert/strict';
@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { type Decision, WINDOW_MS } from '../gateway/rate-limit.ts';
-import { openSqliteStore } from '../gateway/store/sqlite.ts';
-import { DB_FILE } from '../gateway/store/sqlite-schema.ts';
-import { decodeWindows } from '../gateway/store/window-snapshot.ts';
+import { DB_FILE } from '../gateway/store/sqlite/schema.ts';
+import { openSqliteStore } from '../gateway/store/sqlite/sqlite-store.ts';
+import { decodeWindows } from '../gateway/store/sqlite/window-snapshot.ts';
 import { tempDir } from './helpers/dataset.ts';
 
 describe('saving the hourly windows while serving', () => {

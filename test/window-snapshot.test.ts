@@ -1,8 +1,8 @@
-// The saved form of the hourly windows (gateway/store/window-snapshot.ts): every subject round-trips,
+// The saved form of the hourly windows (gateway/store/sqlite/window-snapshot.ts): every subject round-trips,
 // and a snapshot of another version or cut short is refused rather than misread.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeWindows, encodeWindows } from '../gateway/store/window-snapshot.ts';
+import { decodeWindows, encodeWindows } from '../gateway/store/sqlite/window-snapshot.ts';
 
 describe('window snapshots', () => {
   const cases: [string, [string, number, number, number][]][] = [

@@ -6,7 +6,7 @@
 import { existsSync, linkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE } from './sqlite-schema.ts';
+import { DB_FILE } from './sqlite/schema.ts';
 
 export class BackupError extends Error {}
 

@@ -1,6 +1,6 @@
-// The hourly windows held in this process's memory: the embedded store's (sqlite.ts saves and
-// restores them) and Redis's stand-in during an outage (redis-outage.ts). The arithmetic of one
-// window is rate-limit.ts's.
+// The hourly windows held in this process's memory: the embedded store's (sqlite/sqlite-store.ts
+// saves and restores them) and Redis's stand-in during an outage (redis/outage.ts). The arithmetic
+// of one window is rate-limit.ts's.
 import { type Decision, decide, WINDOW_MS, type WindowHolder, type WindowState } from '../rate-limit.ts';
 
 /** A window as saved: the subject, when its hour started and how many requests it counted. */

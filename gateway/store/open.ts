@@ -2,7 +2,7 @@
 // embedded SQLite file under STATE_DIR, held by this process alone (state-lock.ts).
 import type { Config } from '../config.ts';
 import { ATTEMPTS_PER_REGISTRATION } from '../rate-limit.ts';
-import { openSqliteStore } from './sqlite.ts';
+import { openSqliteStore } from './sqlite/sqlite-store.ts';
 import { lockStateDir, StateDirError } from './state-lock.ts';
 import type { Store, StoreObserver } from './types.ts';
 
@@ -22,7 +22,7 @@ export async function openStore(config: Readonly<Config>, opts: OpenStoreOptions
   };
   if (config.redisUrl) {
     // Nothing is written under STATE_DIR in this mode, so any number of processes may share it.
-    const { openRedisStore } = await import('./redis.ts');
+    const { openRedisStore } = await import('./redis/redis-store.ts');
     return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, ...common });
   }
   const lock = lockStateDir(config.stateDir);

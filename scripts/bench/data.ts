@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestBytes, generateKey, hashKey } from '../../gateway/keys.ts';
-import { openDatabase } from '../../gateway/store/sqlite-schema.ts';
+import { openDatabase } from '../../gateway/store/sqlite/schema.ts';
 
 export function seedAccounts(stateDir: string, count: number): string {
   const db = openDatabase(stateDir);

@@ -3,9 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { digestBytes } from '../keys.ts';
-import { createRecoveryTables } from './sqlite-recovery.ts';
-import type { AccountQueries, AccountRow, FoundKey, KeyRow } from './types.ts';
+import { digestBytes } from '../../keys.ts';
+import type { AccountQueries, AccountRow, FoundKey, KeyRow } from '../types.ts';
+import { createRecoveryTables } from './recovery-tables.ts';
 
 export const DB_FILE = 'gateway.sqlite';
 
@@ -42,7 +42,7 @@ export function openDatabase(stateDir: string): Database.Database {
   // A file from before keys' usage was kept: its keys start at 0.
   addColumn(db, 'api_keys', 'request_count', 'INTEGER NOT NULL DEFAULT 0');
   // A file from before registrations were counted per account (each one, refused or not, writes
-  // its account's row: sqlite.ts): counted from the next one.
+  // its account's row: sqlite-store.ts): counted from the next one.
   addColumn(db, 'accounts', 'registrations', 'INTEGER NOT NULL DEFAULT 0');
   createRecoveryTables(db);
   return db;

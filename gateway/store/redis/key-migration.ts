@@ -1,8 +1,8 @@
 // Keys stored before they had ids of their own move once, at the first connection. The move is a
 // script that is safe to run twice, so several instances starting together need no coordination;
 // a failed move is tried again at the next connection.
-import type { Scripted } from './redis-client.ts';
-import { redisKeys } from './redis-keys.ts';
+import type { Scripted } from './client.ts';
+import { redisKeys } from './key-names.ts';
 
 export function migrateKeysOnConnect(client: Scripted, prefix: string, log: (fields: Record<string, unknown>) => void) {
   const k = redisKeys(prefix);

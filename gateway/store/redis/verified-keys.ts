@@ -1,11 +1,11 @@
 // Keys this instance verified, held by the key itself and in memory only: the store trusts one for
-// a short while without asking Redis again, and for longer while Redis cannot be asked (redis.ts
-// decides which). A revocation is announced over pub/sub by the key's hash (redis-scripts.ts), so
+// a short while without asking Redis again, and for longer while Redis cannot be asked (redis-store.ts
+// decides which). A revocation is announced over pub/sub by the key's hash (scripts.ts), so
 // the hashes are kept beside, and a revoked key leaves every instance's memory at once.
 import { LRUCache } from 'lru-cache';
-import type { Scripted } from './redis-client.ts';
-import { redisKeys } from './redis-keys.ts';
-import type { Account } from './types.ts';
+import type { Account } from '../types.ts';
+import type { Scripted } from './client.ts';
+import { redisKeys } from './key-names.ts';
 
 export interface VerifiedKey {
   account: Account;

@@ -1,6 +1,6 @@
 // The Redis store's key names under a deployment's prefix, each built here once: the store, its
 // limiter, outage tracking, recovery, migration and the operators' queries ask these. The Lua
-// scripts (redis-scripts.ts, redis-recovery.ts) build the keys they reach from the prefix in ARGV,
+// scripts (scripts.ts, recovery-scripts.ts) build the keys they reach from the prefix in ARGV,
 // with the same names, which their comments list (`keys:<account id>` and `recovery-latest:<account
 // id>` only the scripts touch).
 export function redisKeys(prefix: string) {

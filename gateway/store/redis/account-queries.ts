@@ -1,9 +1,9 @@
 // The operators' view of the accounts in Redis (npm run accounts, scripts/accounts.ts): list, show
-// and revoke, read and written with the same keys and scripts as the gateway's store (redis.ts).
-import { digestHex } from '../keys.ts';
-import type { Scripted } from './redis-client.ts';
-import { parseKeyEntry, redisKeys } from './redis-keys.ts';
-import type { AccountQueries, AccountRow, FoundKey } from './types.ts';
+// and revoke, read and written with the same keys and scripts as the gateway's store (redis-store.ts).
+import { digestHex } from '../../keys.ts';
+import type { AccountQueries, AccountRow, FoundKey } from '../types.ts';
+import type { Scripted } from './client.ts';
+import { parseKeyEntry, redisKeys } from './key-names.ts';
 
 /** The operators' queries (also used by scripts/accounts.ts). */
 export function redisAccountQueries(

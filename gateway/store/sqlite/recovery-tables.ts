@@ -5,7 +5,7 @@
 // disk), so that the work a request causes after its answer is the same for every address
 // (docs/contract.md, Getting a key back: nothing learned from timing).
 import type Database from 'better-sqlite3';
-import { type Recovered, type TokenState, tokenState } from './types.ts';
+import { type Recovered, type TokenState, tokenState } from '../types.ts';
 
 /** A used or expired token is kept this long after it expires, so it is answered as such, then deleted. */
 const KEPT_AFTER_EXPIRY_MS = 86_400_000;
@@ -37,7 +37,7 @@ interface TokenRow {
   superseded_at: number | null;
 }
 
-/** What registration and recovery both ask of the file, prepared once by sqlite.ts. */
+/** What registration and recovery both ask of the file, prepared once by sqlite-store.ts. */
 export interface SharedStatements {
   /** An address's account id. */
   accountOf: Database.Statement<[email: string], number>;

@@ -3,8 +3,8 @@
 // measurements behind the code). Layout: a version byte, then per window: u16 byte length and
 // UTF-8 subject, f64 start, u32 count, and from version 2 f64 last (when it last counted).
 // Version 1 snapshots (before keys' last use was kept) are still read: last is then the start.
-import type { WindowState } from '../rate-limit.ts';
-import type { SavedWindow } from './memory-limiter.ts';
+import type { WindowState } from '../../rate-limit.ts';
+import type { SavedWindow } from '../memory-limiter.ts';
 
 const VERSION = 2;
 const FIXED = { 1: 2 + 8 + 4, 2: 2 + 8 + 4 + 8 } as const;

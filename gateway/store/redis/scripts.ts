@@ -46,7 +46,7 @@ if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRB
 return 1`;
 
 // KEYS: a key's info hash. ARGV: requests, last use. Adds requests an instance counted in its own
-// memory while Redis was away (redis.ts) to a key that still has its info; the later use wins.
+// memory while Redis was away (redis-store.ts) to a key that still has its info; the later use wins.
 export const ADD_USAGE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])

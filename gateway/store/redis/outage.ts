@@ -5,11 +5,11 @@
 // is back those windows go (Redis's are the truth again) and the requests they counted are added
 // to their keys' totals, so usage stays exact across an outage.
 import { LRUCache } from 'lru-cache';
-import type { Decision } from '../rate-limit.ts';
-import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
-import type { Scripted } from './redis-client.ts';
-import { redisKeys } from './redis-keys.ts';
-import { redisUnreachable, StoreStatus } from './store-status.ts';
+import type { Decision } from '../../rate-limit.ts';
+import { createMemoryLimiter, type MemoryLimiter } from '../memory-limiter.ts';
+import { redisUnreachable, StoreStatus } from '../store-status.ts';
+import type { Scripted } from './client.ts';
+import { redisKeys } from './key-names.ts';
 
 export interface RedisOutage {
   /** Whether Redis is connected now: a plain field, read on every request. */

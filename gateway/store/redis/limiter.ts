@@ -1,19 +1,19 @@
 // The hourly windows in Redis (docs/contract.md, Authentication and limits): one server-side
 // script counts and answers, so instances sharing Redis never race. A key's window also records
 // the key's last use, in the same step. When Redis cannot be asked, the key windows count on in
-// this instance (redis-outage.ts); registration's windows refuse instead (503).
-import { type Decision, type Limiter, WINDOW_MS } from '../rate-limit.ts';
-import type { Scripted } from './redis-client.ts';
-import { redisKeys } from './redis-keys.ts';
-import type { RedisOutage } from './redis-outage.ts';
-import { unavailable } from './store-status.ts';
-import { type StoreObserver, timed } from './types.ts';
+// this instance (outage.ts); registration's windows refuse instead (503).
+import { type Decision, type Limiter, WINDOW_MS } from '../../rate-limit.ts';
+import { unavailable } from '../store-status.ts';
+import { type StoreObserver, timed } from '../types.ts';
+import type { Scripted } from './client.ts';
+import { redisKeys } from './key-names.ts';
+import type { RedisOutage } from './outage.ts';
 
 export interface RedisWindows {
   client: Scripted;
   prefix: string;
   outage: RedisOutage;
-  /** Called before each command (redis-client.ts, writeCoalescer). */
+  /** Called before each command (client.ts, writeCoalescer). */
   beforeWrite: () => void;
   observe: StoreObserver | undefined;
 }

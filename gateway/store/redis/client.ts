@@ -1,8 +1,8 @@
 // The Redis connection as the store uses it: fail-fast options (no offline queue, a command
-// timeout, reconnection every 2 s at most) and the server-side scripts (redis-scripts.ts) as
+// timeout, reconnection every 2 s at most) and the server-side scripts (scripts.ts) as
 // commands.
 import { Redis } from 'ioredis';
-import { defineRecoveryCommands } from './redis-recovery.ts';
+import { defineRecoveryCommands } from './recovery-scripts.ts';
 import {
   ADD_USAGE_SCRIPT,
   LIVE_KEYS_SCRIPT,
@@ -12,7 +12,7 @@ import {
   REVOKE_ACCOUNT_SCRIPT,
   REVOKE_KEY_SCRIPT,
   WINDOW_SCRIPT,
-} from './redis-scripts.ts';
+} from './scripts.ts';
 
 export type Scripted = Redis & {
   window(

@@ -4,15 +4,15 @@
 // out no fresh quota.
 
 import { statfsSync } from 'node:fs';
-import { RECOVERY_MAILS_PER_HOUR } from '../../build/site-format.ts';
-import { digestBytes, hashKey } from '../keys.ts';
+import { RECOVERY_MAILS_PER_HOUR } from '../../../build/site-format.ts';
+import { digestBytes, hashKey } from '../../keys.ts';
+import { createMemoryLimiter, type MemoryLimiter } from '../memory-limiter.ts';
+import { StoreStatus, StoreUnavailableError, writeFailureOf } from '../store-status.ts';
+import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from '../types.ts';
 import { createKeyCache } from './key-cache.ts';
 import { createKeyFilter } from './key-filter.ts';
-import { createMemoryLimiter, type MemoryLimiter } from './memory-limiter.ts';
-import { type SharedStatements, sqliteRecovery } from './sqlite-recovery.ts';
-import { accountQueries, openDatabase } from './sqlite-schema.ts';
-import { StoreStatus, StoreUnavailableError, writeFailureOf } from './store-status.ts';
-import { type Account, MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
+import { type SharedStatements, sqliteRecovery } from './recovery-tables.ts';
+import { accountQueries, openDatabase } from './schema.ts';
 import { decodeWindows, encodeWindows } from './window-snapshot.ts';
 
 export interface SqliteStoreOptions {

@@ -1,28 +1,28 @@
 // REDIS_URL set: accounts, key hashes and hourly windows live in one Redis server, shared by every
 // gateway instance (docs/contract.md, Storage and scale). Registration and counting are single
-// server-side scripts (redis-scripts.ts), so instances never race (no read-then-write). This file
+// server-side scripts (scripts.ts), so instances never race (no read-then-write). This file
 // puts the store together; each concern has a file of its own:
-// - redis-client.ts: the connection, its fail-fast options, the scripts as commands;
-// - redis-outage.ts: whether Redis can be reached, and counting here while it cannot;
-// - redis-limiter.ts: the hourly windows;
-// - redis-verified-keys.ts: keys verified lately, kept in memory, forgotten when revoked;
-// - redis-key-migration.ts: the one-time move of keys stored before they had ids;
-// - redis-account-queries.ts: the operators' list, show and revoke (by e-mail, or by a key's value).
+// - client.ts: the connection, its fail-fast options, the scripts as commands;
+// - outage.ts: whether Redis can be reached, and counting here while it cannot;
+// - limiter.ts: the hourly windows;
+// - verified-keys.ts: keys verified lately, kept in memory, forgotten when revoked;
+// - key-migration.ts: the one-time move of keys stored before they had ids;
+// - account-queries.ts: the operators' list, show and revoke (by e-mail, or by a key's value).
 // Redis unreachable: nothing is queued (commands fail at once), a key verified within the last
 // OUTAGE_GRACE_MS keeps working, anything else gets 503.
 
-import { RECOVERY_MAILS_PER_HOUR } from '../../build/site-format.ts';
-import { digestHex, hashKey } from '../keys.ts';
-import { redisAccountQueries } from './redis-account-queries.ts';
-import { connect, writeCoalescer } from './redis-client.ts';
-import { migrateKeysOnConnect } from './redis-key-migration.ts';
-import { parseKeyEntry, redisKeys } from './redis-keys.ts';
-import { redisLimiter } from './redis-limiter.ts';
-import { trackOutage } from './redis-outage.ts';
-import { redisRecovery } from './redis-recovery.ts';
-import { verifiedKeys } from './redis-verified-keys.ts';
-import { unavailable } from './store-status.ts';
-import { MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from './types.ts';
+import { RECOVERY_MAILS_PER_HOUR } from '../../../build/site-format.ts';
+import { digestHex, hashKey } from '../../keys.ts';
+import { unavailable } from '../store-status.ts';
+import { MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from '../types.ts';
+import { redisAccountQueries } from './account-queries.ts';
+import { connect, writeCoalescer } from './client.ts';
+import { migrateKeysOnConnect } from './key-migration.ts';
+import { parseKeyEntry, redisKeys } from './key-names.ts';
+import { redisLimiter } from './limiter.ts';
+import { trackOutage } from './outage.ts';
+import { redisRecovery } from './recovery-scripts.ts';
+import { verifiedKeys } from './verified-keys.ts';
 
 export interface RedisStoreOptions {
   url: string;

@@ -1,6 +1,6 @@
 // Recovery tokens in Redis (docs/contract.md, Getting a key back), so a link one instance mailed is
 // honoured by any. Each step is one server-side script. Keys, under the prefix p (besides those
-// of redis-scripts.ts):
+// of scripts.ts):
 //   p recovery:<sha256 hex> → {account, created_at, expires_at, used_at, superseded_at}
 //   p recovery-latest:<account id> → the hex of the account's newest token
 //   p recovery-decoy:<sha256 hex> → {created_at, expires_at}: what an address no account holds
@@ -8,9 +8,9 @@
 // The first two expire a day after the token does; until then a used or expired token is answered
 // as such. A decoy expires with its token.
 import type { Redis } from 'ioredis';
-import { redisKeys } from './redis-keys.ts';
-import { LIVE_DELTA } from './redis-scripts.ts';
-import { type Recovered, type TokenState, tokenState } from './types.ts';
+import { type Recovered, type TokenState, tokenState } from '../types.ts';
+import { redisKeys } from './key-names.ts';
+import { LIVE_DELTA } from './scripts.ts';
 
 const KEPT_AFTER_EXPIRY_MS = 86_400_000;
 
@@ -83,7 +83,7 @@ type RecoveryClient = Redis & {
   recoveryUse(token: string, keySeq: string, now: number, p: string, keyHex: string): Promise<string[]>;
 };
 
-/** The scripts as commands of `client` (redis-client.ts connects it). */
+/** The scripts as commands of `client` (client.ts connects it). */
 export function defineRecoveryCommands(client: Redis) {
   client.defineCommand('recoveryIssue', { numberOfKeys: 1, lua: ISSUE_SCRIPT });
   client.defineCommand('recoveryUse', { numberOfKeys: 2, lua: USE_SCRIPT });
