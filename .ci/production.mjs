@@ -16,6 +16,7 @@
 // better-sqlite3 is compiled once: CI's own `npm ci` in the checkout compiles it (no prebuilt binary
 // can be fetched here), and each clean folder's install is offered that binary as a local prebuilt,
 // which prebuild-install takes exactly as it takes one it downloads; every install runs in full.
+// The two parts run side by side, each in its own folders and on its own ports.
 // Plain JavaScript: it needs nothing but node, npm, git and tar. Three npm ci, so it is a CI step,
 // not part of npm test. Exits non-zero on the first failure, saying what failed.
 import assert from 'node:assert/strict';
@@ -39,7 +40,8 @@ process.on('exit', () => {
   if (!keep) rmSync(work, { recursive: true, force: true });
 });
 
-const say = (/** @type {string} */ line) => console.log(`production: ${line}`);
+/** One line of progress, named by the part of the step it comes from (the parts run side by side). */
+const say = (/** @type {string} */ part, /** @type {string} */ line) => console.log(`production (${part}): ${line}`);
 
 /** The files git knows in this checkout, as they are (a fresh clone, with the uncommitted edits). */
 function cleanCopy(/** @type {string} */ to, ignored = /** @type {string[]} */ ([])) {
@@ -56,19 +58,26 @@ function cleanCopy(/** @type {string} */ to, ignored = /** @type {string[]} */ (
 }
 
 /**
+ * A command run to its end (asynchronously: the two parts of this step run side by side), its
+ * output returned; its exit code must be `expect`.
  * @param {string} command @param {string[]} args @param {string} cwd
  * @param {Record<string, string>} [env] @param {number} [expect]
+ * @returns {Promise<string>}
  */
 function run(command, args, cwd, env = {}, expect = 0) {
   // JOBS: node-gyp compiles better-sqlite3 on every core when no prebuilt binary is offered
-  const r = spawnSync(command, args, {
-    cwd,
-    env: { JOBS: 'max', ...prebuilt, ...process.env, ...env },
-    encoding: 'utf8',
+  const child = spawn(command, args, { cwd, env: { JOBS: 'max', ...prebuilt, ...process.env, ...env } });
+  const chunks = /** @type {Buffer[]} */ ([]);
+  child.stdout.on('data', (c) => chunks.push(c));
+  child.stderr.on('data', (c) => chunks.push(c));
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => {
+      const output = Buffer.concat(chunks).toString();
+      if (status === expect) resolvePromise(output);
+      else reject(new Error(`${command} ${args.join(' ')} in ${cwd} exited ${status}, not ${expect}:\n${output}`));
+    });
   });
-  const output = `${r.stdout}${r.stderr}`;
-  assert.equal(r.status, expect, `${command} ${args.join(' ')} in ${cwd} exited ${r.status}:\n${output}`);
-  return output;
 }
 
 /**
@@ -165,31 +174,33 @@ function noDevDependencies(/** @type {string} */ dir) {
 async function productionDependenciesOnly() {
   const dir = join(work, 'clone');
   cleanCopy(dir);
-  say(`npm ci --omit=dev in ${dir}`);
-  run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], dir);
+  say('npm ci --omit=dev', `npm ci --omit=dev in ${dir}`);
+  await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], dir);
   noDevDependencies(dir);
   notCompiledAgain(dir);
-  say('npm run build');
-  const built = run('npm', ['run', 'build'], dir);
+  say('npm ci --omit=dev', 'npm run build');
+  const built = await run('npm', ['run', 'build'], dir);
   assert.match(built, /^bundled into /m);
   assert.match(built, /^published build \w+ in /m);
-  say('npm start, a keyed request, npm run backup, SIGTERM');
+  say('npm ci --omit=dev', 'npm start, a keyed request, npm run backup, SIGTERM');
   const server = await serve('npm', ['start'], dir, { PORT: String(await freePort()) });
   const key = await keyedRequest(server.base);
-  say('npm run sync, grade and client:pack: the client package, on the production dependencies');
-  const synced = run('npm', ['run', '-s', 'sync', '--', '--url', server.base, '--out', 'copy'], dir, { API_KEY: key });
+  say('npm ci --omit=dev', 'npm run sync, grade and client:pack: the client package on production dependencies');
+  const syncArgs = ['run', '-s', 'sync', '--', '--url', server.base, '--out', 'copy'];
+  const synced = await run('npm', syncArgs, dir, { API_KEY: key });
   assert.match(synced, /^synced: 23 new, 0 changed, 0 unchanged, 0 removed; 1 request\(s\) counted/m);
   writeFileSync(join(dir, 'sample.json'), '{"values": {"ergot": 0.05}}');
-  assert.match(run('npm', ['run', '-s', 'grade', '--', 'CWRS', 'sample.json', '--copy', 'copy'], dir), /"result":/);
-  const tarball = run('npm', ['run', '-s', 'client:pack'], dir).trim().split('\n').at(-1) ?? '';
+  const graded = await run('npm', ['run', '-s', 'grade', '--', 'CWRS', 'sample.json', '--copy', 'copy'], dir);
+  assert.match(graded, /"result":/);
+  const tarball = (await run('npm', ['run', '-s', 'client:pack'], dir)).trim().split('\n').at(-1) ?? '';
   assert.match(tarball, /grain-tables-client-\d+\.\d+\.\d+\.tgz$/);
   assert.ok(existsSync(tarball), tarball);
-  assert.match(run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir), /backed up 1 accounts and 1 keys/);
-  assert.match(run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir, {}, 1), /copy.sqlite exists/);
+  assert.match(await run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir), /backed up 1 accounts and 1 keys/);
+  assert.match(await run('npm', ['run', '-s', 'backup', '--', 'copy.sqlite'], dir, {}, 1), /copy.sqlite exists/);
   await stop(server);
   // nothing published and nothing to build from: a sentence, not a stack
   const env = { SITE_DIR: join(dir, 'no-site'), DATASET_DIR: join(dir, 'no-dataset'), PORT: '0' };
-  const refused = run('node', ['scripts/start.mjs'], dir, env, 1).trim();
+  const refused = (await run('node', ['scripts/start.mjs'], dir, env, 1)).trim();
   assert.match(refused, /^start-up refused: no build is published in .* and there is no dataset in .*\.$/);
   assert.doesNotMatch(refused, /\n|\bat /);
 }
@@ -255,8 +266,8 @@ async function containerfileReplay() {
         cpSync(path, source === '.' ? target : into, { recursive: true });
       }
     } else if (op === 'RUN') {
-      say(`RUN ${rest}`);
-      run('sh', ['-c', rest], stage.workdir, { ...stage.env, PATH: `${shim}:${process.env.PATH}` });
+      say('Containerfile', `RUN ${rest}`);
+      await run('sh', ['-c', rest], stage.workdir, { ...stage.env, PATH: `${shim}:${process.env.PATH}` });
       if (/^npm ci\b/.test(rest)) notCompiledAgain(stage.workdir);
     } else if (op === 'USER') stage.user = rest;
     else if (op === 'VOLUME') volume = JSON.parse(rest)[0];
@@ -270,17 +281,17 @@ async function containerfileReplay() {
   noDevDependencies(image.workdir);
   for (const source of ['gateway', 'build/index.ts', 'dataset'])
     assert.ok(!existsSync(join(image.workdir, source)), `the runtime stage ships no ${source}`);
-  say('the image’s CMD as nobody, a keyed request, the HEALTHCHECK, SIGTERM');
+  say('Containerfile', 'the image’s CMD as nobody, a keyed request, the HEALTHCHECK, SIGTERM');
   const asNobody = ['--reuid=nobody', '--regid=nogroup', '--clear-groups'];
   const env = { ...image.env, PORT: String(await freePort()) };
   const server = await serve('setpriv', [...asNobody, ...cmd], image.workdir, env);
   await keyedRequest(server.base);
   assert.ok(existsSync(join(inStage(image.dir, volume), 'gateway.sqlite')), 'the store is on the VOLUME');
-  run('setpriv', [...asNobody, ...healthcheck], image.workdir, env);
+  await run('setpriv', [...asNobody, ...healthcheck], image.workdir, env);
   await stop(server);
 }
 
 const t0 = performance.now();
-await productionDependenciesOnly();
-await containerfileReplay();
-say(`all done in ${Math.round((performance.now() - t0) / 1000)} s`);
+// independent folders and ports: side by side, each saying its steps with its own prefix
+await Promise.all([productionDependenciesOnly(), containerfileReplay()]);
+say('both', `all done in ${Math.round((performance.now() - t0) / 1000)} s`);
