@@ -1,7 +1,8 @@
 // Every browser suite in one process, against one Chromium and one gateway (browserStage in
 // test/helpers/chromium.ts): the front door page by page and screen by screen, /grade, the tables
-// (test/helpers/*-browser.ts). Two tests run at a time: the work is mostly Chromium's (axe, layout),
-// a renderer process per context, so two keep both cores busy.
+// (test/helpers/*-browser.ts). Two suites run at a time, and the front door's two tests at a time:
+// the work is mostly Chromium's (axe, layout), a renderer process per context, and a test spends
+// much of its time waiting for one, so a few side by side keep both cores busy.
 import { after } from 'node:test';
 import { axeFindsViolations } from './helpers/axe-browser.ts';
 import { browserStage, chromiumSkip } from './helpers/chromium.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -58,4 +58,15 @@ export function browserStage(): BrowserStage {
       return t;
     },
   };
+}
+
+/**
+ * Text typed into the focused field from the keyboard: its last character a real key press (the
+ * field takes keys), the rest entered at once, as an input method or a paste enters it. The pages
+ * read a field's value, never its keys, and a key event per character costs seconds when Chromium
+ * is busy with another page.
+ */
+export async function typeIn(page: Page, text: string): Promise<void> {
+  await page.keyboard.insertText(text.slice(0, -1));
+  await page.keyboard.type(text.slice(-1));
 }

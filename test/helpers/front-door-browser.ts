@@ -12,7 +12,7 @@ import { before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { MESSAGES } from '../../gateway/errors.ts';
 import { axeViolations } from './axe-browser.ts';
-import { type BrowserStage, chromiumSkip } from './chromium.ts';
+import { type BrowserStage, chromiumSkip, typeIn } from './chromium.ts';
 import { get, recordIssuedKey, register, root, type TestGateway } from './gateway.ts';
 import { eventually, outbox, tokenIn } from './mail.ts';
 import { suite } from './suite.ts';
@@ -160,7 +160,7 @@ export function frontDoorInABrowser(stage: BrowserStage, part: 'pages' | 'screen
           assert.equal(focused, 'email', 'the field is reached with Tab');
           const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
           assert.notEqual(outline, 'none', 'the focused field shows its focus');
-          await page.keyboard.type('keyboard@example.com');
+          await typeIn(page, 'keyboard@example.com');
           await page.keyboard.press('Enter');
           await page.locator('#result').waitFor({ state: 'visible' });
           assert.equal(
@@ -185,7 +185,7 @@ export function frontDoorInABrowser(stage: BrowserStage, part: 'pages' | 'screen
             focused = await page.evaluate(() => document.activeElement?.id ?? '');
           }
           assert.equal(focused, 'email', 'the field is reached with Tab');
-          await page.keyboard.type('keyboard-nojs@example.com');
+          await typeIn(page, 'keyboard-nojs@example.com');
           await page.keyboard.press('Enter');
           await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
           recordIssuedKey((await page.locator('#api-key').textContent())!);
@@ -458,6 +458,6 @@ export function frontDoorInABrowser(stage: BrowserStage, part: 'pages' | 'screen
         }
       }
     },
-    { concurrency: part === 'screens' ? 2 : 1 },
+    { concurrency: 2 },
   );
 }

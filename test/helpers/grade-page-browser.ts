@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import type { SuiteGroup } from '../../build/client/grade-suite/index.ts';
 import { axeViolations } from './axe-browser.ts';
-import { type BrowserStage, chromiumSkip } from './chromium.ts';
+import { type BrowserStage, chromiumSkip, typeIn } from './chromium.ts';
 import { get, register, type TestGateway } from './gateway.ts';
 import { suite } from './suite.ts';
 
@@ -102,7 +102,7 @@ export function gradePageInABrowser(stage: BrowserStage) {
         const page = await loaded('CWRS', width);
         const c = caseOf('CWRS', 'ergot one place past the limit');
         await page.getByLabel(/The sample as/).focus();
-        await page.keyboard.type(JSON.stringify(c.sample));
+        await typeIn(page, JSON.stringify(c.sample));
         await page.keyboard.press('Tab');
         assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Grade the JSON');
         await page.keyboard.press('Enter');
