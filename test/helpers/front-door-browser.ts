@@ -3,24 +3,54 @@
 // by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs
 // chromium); elsewhere it is skipped only when /usr/bin/chromium is missing.
 // Run by test/browser.test.ts in two parts (the pages, the keyboard and /grade; every page
-// at two sizes, in two themes, with and without JavaScript, two at a time).
+// at two sizes, in two themes, with and without JavaScript).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
+import { before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { MESSAGES } from '../../gateway/errors.ts';
-import { chromiumSkip, launchChromium } from './chromium.ts';
-import { get, recordIssuedKey, register, root, startTestGateway, type TestGateway } from './gateway.ts';
+import { axeViolations } from './axe-browser.ts';
+import { type BrowserStage, chromiumSkip, typeIn } from './chromium.ts';
+import { get, recordIssuedKey, register, root, type TestGateway } from './gateway.ts';
 import { eventually, outbox, tokenIn } from './mail.ts';
 import { suite } from './suite.ts';
 
 const artifacts = join(root, 'test-artifacts');
 
+/**
+ * The clipboard is the browser's, not a context's: tests running side by side in one Chromium
+ * would read each other's keys. A copy and its reading back hold it alone, one after another.
+ */
+let clipboardFree: Promise<void> = Promise.resolve();
+async function withClipboard(use: () => Promise<void>): Promise<void> {
+  const free = clipboardFree;
+  let release = () => {};
+  clipboardFree = new Promise((r) => {
+    release = r;
+  });
+  await free;
+  try {
+    await use();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * The screen states axe runs in. Accessibility can differ along each of the three: the theme
+ * changes every colour (contrast), the layout what is shown and what scrolls (the side list or
+ * the menu of /docs, the key's box), JavaScript the DOM (copy buttons; the key shown in place or
+ * on a page of its own). These four of the eight hold every pair of values of every two of them
+ * (a phone in either theme, with and without JavaScript, a dark page with and without it, and so
+ * on), so what any two do together is seen, at half the cost of all eight; the layout checks run
+ * in all eight.
+ */
+const axeState = (phone: boolean, dark: boolean, javaScript: boolean) => (phone !== dark) === !javaScript;
+
 /** The suite, or its part: the pages and /grade, or the screens. */
-export function frontDoorInABrowser(part: 'pages' | 'screens') {
+export function frontDoorInABrowser(stage: BrowserStage, part: 'pages' | 'screens') {
   const name = part === 'pages' ? 'front door in a browser' : 'front door in a browser, screen by screen';
   suite(
     name,
@@ -28,7 +58,6 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
     () => {
       let t: TestGateway;
       let browser: Browser;
-      const started = Date.now();
       /** Console errors and uncaught exceptions of each page, checked at the end of each test. */
       const consoleErrors = new WeakMap<Page, string[]>();
       const closeClean = async (page: Page, expected: RegExp[] = []) => {
@@ -38,14 +67,9 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
         for (const [i, re] of expected.entries()) assert.match(errors[i]!, re);
       };
 
-      before(async () => {
-        t = await startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' });
-        browser = await launchChromium();
-      });
-      after(async () => {
-        await browser?.close();
-        await t?.close();
-        console.log(`browser tests: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      before(() => {
+        t = stage.t;
+        browser = stage.browser;
       });
 
       async function open(
@@ -101,9 +125,11 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           const res = await get(t.url, '/api/grains', key);
           assert.equal(res.status, 200);
           assert.equal(res.json().count, 23);
-          await page.getByRole('button', { name: 'Copy key' }).click();
-          await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
-          assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+          await withClipboard(async () => {
+            await page.getByRole('button', { name: 'Copy key' }).click();
+            await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+            assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+          });
           mkdirSync(artifacts, { recursive: true });
           await page.screenshot({ path: join(artifacts, 'front-door-after-registration.png'), fullPage: true });
           await closeClean(page);
@@ -134,7 +160,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           assert.equal(focused, 'email', 'the field is reached with Tab');
           const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
           assert.notEqual(outline, 'none', 'the focused field shows its focus');
-          await page.keyboard.type('keyboard@example.com');
+          await typeIn(page, 'keyboard@example.com');
           await page.keyboard.press('Enter');
           await page.locator('#result').waitFor({ state: 'visible' });
           assert.equal(
@@ -144,8 +170,10 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           );
           await page.keyboard.press('Tab'); // the key's copy button
           assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Copy key');
-          await page.keyboard.press('Enter');
-          await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+          await withClipboard(async () => {
+            await page.keyboard.press('Enter');
+            await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+          });
           await closeClean(page);
         });
 
@@ -157,7 +185,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
             focused = await page.evaluate(() => document.activeElement?.id ?? '');
           }
           assert.equal(focused, 'email', 'the field is reached with Tab');
-          await page.keyboard.type('keyboard-nojs@example.com');
+          await typeIn(page, 'keyboard-nojs@example.com');
           await page.keyboard.press('Enter');
           await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
           recordIssuedKey((await page.locator('#api-key').textContent())!);
@@ -173,16 +201,16 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
           await page.getByRole('button', { name: 'Mail me a link' }).click();
           await page.locator('h1').filter({ hasText: 'Check your mail' }).waitFor();
           assert.equal(page.url(), `${t.url}/recover`, 'the address is not in the URL');
-          assert.deepEqual(await violations(page, false, false), []);
+          assert.deepEqual(await axeViolations(page, { javaScript: false }), []);
           const token = tokenIn(await eventually(() => outbox(t.stateDir).at(-1), 'the recovery mail'))!;
           await page.goto(`${t.url}/recover?code=${token}`);
-          assert.deepEqual(await violations(page, false, false), []);
+          assert.deepEqual(await axeViolations(page, { javaScript: false }), []);
           assert.equal((await get(t.url, '/api/grains', lost)).status, 200, 'opening the link changed nothing');
           await page.getByRole('button', { name: 'Revoke my keys and show a new one' }).click();
           await page.locator('#api-key').filter({ hasText: 'ggt_' }).waitFor();
           const key = (await page.locator('#api-key').textContent())!;
           recordIssuedKey(key);
-          assert.deepEqual(await violations(page, false, false), []);
+          assert.deepEqual(await axeViolations(page, { javaScript: false }), []);
           assert.equal((await get(t.url, '/api/grains', lost)).status, 401);
           assert.equal((await get(t.url, '/api/grains', key)).status, 200);
           await closeClean(page);
@@ -266,11 +294,15 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
               await page.locator('#sample-form').waitFor({ state: 'visible' });
               // a sample as a person would type it: minimums met generously, Totals and one part measured,
               // every judgement at the best grade, the first track and colour
-              const inputs = page.locator('#sample-fields input[data-factor]');
+              // (the fields and their hints read in one round trip, each field then typed in)
+              const fields = await page
+                .locator('#sample-fields input[data-factor]')
+                .evaluateAll((inputs) =>
+                  inputs.map((e) => [e.id, document.getElementById(`${e.id}-hint`)?.textContent ?? ''] as const),
+                );
               let parts = 0;
-              for (let i = 0; i < (await inputs.count()); i++) {
-                const input = inputs.nth(i);
-                const hint = await input.evaluate((e) => document.getElementById(`${e.id}-hint`)?.textContent ?? '');
+              for (const [id, hint] of fields) {
+                const input = page.locator(`[id="${id}"]`);
                 if (hint.startsWith('a minimum')) await input.fill('99');
                 else if (hint.startsWith('a Total')) await input.fill('0.4');
                 else if (hint.startsWith('a maximum') && parts++ === 0) await input.fill('0.4');
@@ -300,7 +332,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
                 [0, 0, ''],
                 'nothing is stored',
               );
-              assert.deepEqual(await violations(page, true, dark), []);
+              assert.deepEqual(await axeViolations(page, { dark }), []);
               await page.screenshot({ path: join(artifacts, `grade-${grainId}.png`), fullPage: true });
               await closeClean(page);
             },
@@ -312,41 +344,16 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
               'and it says what it needs without JavaScript',
             async () => {
               const page = await open(390, { height: 844, dark, path: '/grade' });
-              assert.deepEqual(await violations(page, true, dark), []);
+              assert.deepEqual(await axeViolations(page, { dark }), []);
               await closeClean(page);
               const off = await open(390, { height: 844, dark, path: '/grade', javaScript: false });
               assert.match((await off.locator('noscript').textContent()) ?? '', /needs JavaScript/);
-              assert.deepEqual(await violations(off, false, dark), []);
+              assert.deepEqual(await axeViolations(off, { javaScript: false, dark }), []);
               await closeClean(off);
             },
           );
         }
       }
-      /**
-       * axe-core's violations (all rules: best practices included). axe runs as a script, which a page
-       * with JavaScript off cannot run: its DOM is then checked in a page of the same origin, size and
-       * theme with scripts on but the site's own script refused, so the DOM stays the one a visitor
-       * without JavaScript gets.
-       */
-      async function violations(page: Page, javaScript: boolean, dark: boolean): Promise<string[]> {
-        let target = page;
-        if (!javaScript) {
-          const html = await page.content();
-          const context = await browser.newContext({
-            viewport: page.viewportSize()!,
-            colorScheme: dark ? 'dark' : 'light',
-          });
-          await context.route(/\/assets\/page\.([0-9a-f]{12}\.)?js$/, (r) => r.abort());
-          await context.route(`${t.url}/__snapshot`, (r) => r.fulfill({ body: html, contentType: 'text/html' }));
-          target = await context.newPage();
-          await target.goto(`${t.url}/__snapshot`);
-        }
-        // every rule runs; only the violations' nodes are gathered (axe-core's resultTypes: the others' cost nothing)
-        const axe = await new AxeBuilder({ page: target }).options({ resultTypes: ['violations'] }).analyze();
-        if (target !== page) await target.context().close();
-        return axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
-      }
-
       if (part === 'screens') {
         // A laptop and a phone, light and dark, with and without JavaScript.
         const SCREENS = [
@@ -359,7 +366,10 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
               const state =
                 `${screen} ${width}×${height}, ${dark ? 'dark' : 'light'}, ` +
                 `JavaScript ${javaScript ? 'on' : 'off'}`;
-              it(`registers and shows the whole key above the fold (${state}); the example works with it`, async () => {
+              const axe = axeState(screen === 'phone', dark, javaScript);
+              const andAxe = axe ? '; axe finds no violation' : '';
+              const registers = `registers and shows the whole key above the fold (${state})`;
+              it(`${registers}; the example works with it${andAxe}`, async () => {
                 const page = await open(width, { height, javaScript, dark });
                 const posts: string[] = [];
                 page.on('request', (r) => r.url().includes('email') && posts.push(r.url()));
@@ -390,15 +400,17 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
                 assert.equal(url.origin, t.url, 'the example names the origin the page came from');
                 assert.equal((await get(t.url, url.pathname, key)).status, 200, 'the example works');
                 if (javaScript) {
-                  await page.getByRole('button', { name: 'Copy key' }).click();
-                  await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
-                  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+                  await withClipboard(async () => {
+                    await page.getByRole('button', { name: 'Copy key' }).click();
+                    await page.locator('#copy-status').filter({ hasText: 'copied' }).waitFor();
+                    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+                  });
                 } else
                   assert.ok(
                     await page.getByRole('button', { name: 'Copy key' }).isHidden(),
                     'no button that cannot work',
                   );
-                assert.deepEqual(await violations(page, javaScript, dark), []);
+                if (axe) assert.deepEqual(await axeViolations(page, { javaScript, dark }), []);
                 mkdirSync(artifacts, { recursive: true });
                 await page.screenshot({
                   path: join(
@@ -409,8 +421,12 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
                 await closeClean(page);
               });
               for (const path of ['/', '/docs']) {
-                it(`axe finds no violation on ${path} (${state})`, async () => {
+                it(`${path} is laid out for the screen (${state})${andAxe}`, async () => {
                   const page = await open(width, { height, javaScript, dark, path });
+                  assert.ok(
+                    await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+                    'no sideways scroll',
+                  );
                   if (path === '/docs') {
                     // header and parameter names are never broken inside a name
                     const broken = await page
@@ -433,7 +449,7 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
                       );
                     }
                   }
-                  assert.deepEqual(await violations(page, javaScript, dark), []);
+                  if (axe) assert.deepEqual(await axeViolations(page, { javaScript, dark }), []);
                   await closeClean(page);
                 });
               }
@@ -442,6 +458,6 @@ export function frontDoorInABrowser(part: 'pages' | 'screens') {
         }
       }
     },
-    { concurrency: part === 'screens' ? 2 : 1 },
+    { concurrency: 2 },
   );
 }

@@ -8,15 +8,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
+import { before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { html } from '../../build/pages/html.ts';
 import { renderTablePage } from '../../build/pages/table-page.ts';
 import { bodyPath, grainKey, readBuild, tableKey } from '../../build/site-format.ts';
 import type { GrainRecord } from '../../build/types.ts';
-import { chromiumSkip, launchChromium } from './chromium.ts';
-import { realSiteDir, startTestGateway, type TestGateway } from './gateway.ts';
+import { axeViolations } from './axe-browser.ts';
+import { type BrowserStage, chromiumSkip } from './chromium.ts';
+import { realSiteDir, type TestGateway } from './gateway.ts';
 import { suite } from './suite.ts';
 
 const SCREENS = [
@@ -38,17 +38,13 @@ function markedPage(): string {
   });
 }
 
-export function tablesInABrowser() {
+export function tablesInABrowser(stage: BrowserStage) {
   suite('the tables in a browser', chromiumSkip, () => {
     let t: TestGateway;
     let browser: Browser;
-    before(async () => {
-      t = await startTestGateway();
-      browser = await launchChromium();
-    });
-    after(async () => {
-      await browser?.close();
-      await t?.close();
+    before(() => {
+      t = stage.t;
+      browser = stage.browser;
     });
 
     async function open(path: string, width: number, height: number, dark: boolean): Promise<Page> {
@@ -61,9 +57,7 @@ export function tablesInABrowser() {
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
       const res = await page.goto(`${t.url}${path}`);
       assert.equal(res?.status(), 200, path);
-      const axe = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
-      const violations = axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`);
-      assert.deepEqual(violations, [], `${path}: axe finds no violation`);
+      assert.deepEqual(await axeViolations(page), [], `${path}: axe finds no violation`);
       assert.deepEqual(errors, [], `${path}: no console error`);
       assert.equal(await page.locator('h1').count(), 1, `${path}: one h1`);
       assert.ok(
