@@ -1,14 +1,14 @@
 // The build as an importable function: dataset folder → validated dataset → bodies → site.
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
-import { changelogOrder, compileBodies } from './compile.ts';
-import type { DatasetError } from './dataset-error.ts';
-import { type EmittedSite, type EncodingCache, emitSite } from './emit.ts';
-import { frontDoorBodies } from './front-door.ts';
-import { loadDataset } from './load.ts';
-import { buildOpenApi } from './openapi.ts';
+import { changelogOrder, compileBodies } from './compile/compile.ts';
+import { frontDoorBodies } from './compile/front-door.ts';
+import { buildOpenApi } from './compile/openapi.ts';
+import { linkContentAddressed, staticBodies } from './compile/static-bodies.ts';
+import { type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
+import type { DatasetError } from './load/dataset-error.ts';
+import { loadDataset } from './load/load.ts';
 import { routeOf, SCHEMA_VERSION } from './site-format.ts';
-import { linkContentAddressed, staticBodies } from './static-bodies.ts';
-import { type Dataset, validateDataset } from './validate.ts';
+import { type Dataset, validateDataset } from './validate/validate.ts';
 
 export type BuildResult =
   | { ok: true; site: EmittedSite; dataset: Dataset }

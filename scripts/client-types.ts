@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { clientDeclarations } from '../build/client/package/declarations.ts';
-import { TYPES_DIR } from '../build/client/package/layout.ts';
+import { TYPES_DIR } from '../build/client/package/package-layout.ts';
 import { root } from '../build/project-root.mjs';
 
 const files = clientDeclarations();

@@ -6,10 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadDataset } from '../build/load.ts';
-import { buildOpenApi } from '../build/openapi.ts';
+import { buildOpenApi } from '../build/compile/openapi.ts';
+import { loadDataset } from '../build/load/load.ts';
 import { fillSlots, ORIGIN_PLACEHOLDER, TEMPLATE_SLOT } from '../build/site-format.ts';
-import { formatError, validateDataset } from '../build/validate.ts';
+import { formatError, validateDataset } from '../build/validate/validate.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const { dataset, errors } = validateDataset(loadDataset(join(root, 'dataset')));

@@ -10,11 +10,11 @@ import { describe, it } from 'node:test';
 import { publishedRecord } from '../build/changelog/coverage.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { unloggedChanges } from '../build/changelog/guard.ts';
-import { loadDataset } from '../build/load.ts';
-import { readPointer } from '../build/publish.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { readPointer } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
-import { validateDataset } from '../build/validate.ts';
+import { validateDataset } from '../build/validate/validate.ts';
 import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
@@ -58,7 +58,7 @@ describe('the build refuses an unlogged change', () => {
     assert.equal(r.errors[0]!.field, 'factor_groups[0].factors[2].thresholds[0]');
 
     const out = tempDir('refused-out');
-    const run = cli('build/index.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /grains\/TEST\.yaml:\d+:\d+: factor_groups\[0\]\.factors\[2\]\.thresholds\[0\]: ergot/);
     assert.match(run.stderr, /TEST: 1 change\(s\)/);
@@ -69,7 +69,7 @@ describe('the build refuses an unlogged change', () => {
   it('against the live build: a covered/ edited by hand does not let a change through', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-out');
-    assert.equal(cli('build/index.ts', ['--dataset', dir, '--out', out]).status, 0);
+    assert.equal(cli('build/build-cli.ts', ['--dataset', dir, '--out', out]).status, 0);
     const live = readPointer(out)!.build_id;
     edit(dir, 'TEST', ...ERGOT);
     // what a careless merge or a hand edit does: covered/ made to agree, with no entry
@@ -78,7 +78,7 @@ describe('the build refuses an unlogged change', () => {
     const file = JSON.parse(readFileSync(covered, 'utf8'));
     writeFileSync(covered, JSON.stringify({ ...file, record: publishedRecord(loaded.grains[0]!) }));
     assert.ok(buildSite(dir).ok, 'covered/ alone is fooled');
-    const run = cli('build/index.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
     assert.match(run.stderr, new RegExp(`against the live build ${live}`));

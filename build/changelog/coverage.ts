@@ -8,10 +8,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type PastYears, yearSlug } from '../crop-years.ts';
-import { type DatasetError, datasetError } from '../dataset-error.ts';
+import { type DatasetError, datasetError } from '../load/dataset-error.ts';
 import { GRAIN_ID_SOURCE, SCHEMA_VERSION } from '../site-format.ts';
 import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
+import { type PastYears, yearSlug } from '../validate/crop-years.ts';
 import type { RecordBody } from './diff.ts';
 
 export const COVERED_DIR = 'covered';

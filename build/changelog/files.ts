@@ -5,13 +5,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { replaceFiles } from '../atomic-write.mjs';
-import type { DatasetError } from '../dataset-error.ts';
-import { loadDataset } from '../load.ts';
+import type { DatasetError } from '../load/dataset-error.ts';
+import { loadDataset } from '../load/load.ts';
 import type { SourceEntry } from '../types.ts';
-import { validateDataset } from '../validate.ts';
+import { validateDataset } from '../validate/validate.ts';
 import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
 import type { RecordBody } from './diff.ts';
-import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft.ts';
+import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft-entries.ts';
 import { entryErrors, unloggedChanges } from './guard.ts';
 
 /** changelog.yaml with the entries appended, checked to read back as the old entries and the new. */

@@ -4,11 +4,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDataset } from '../load.ts';
+import { loadDataset } from '../load/load.ts';
 import { DEFAULT_DIRS } from '../site-format.ts';
-import { validateGrainFile } from '../validate.ts';
-import { authorityRecord, compareRecords, type Difference } from './check.ts';
-import type { SourceGrain } from './draft.ts';
+import { validateGrainFile } from '../validate/validate.ts';
+import { authorityRecord, compareRecords, type Difference } from './check-authority.ts';
+import type { SourceGrain } from './draft-grain.ts';
 import { readPageIndex } from './read-page.ts';
 
 const { values } = parseArgs({

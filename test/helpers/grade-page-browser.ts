@@ -8,7 +8,7 @@ import { after, before, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import type { SuiteGroup } from '../../build/client/grade-suite/index.ts';
+import type { SuiteGroup } from '../../build/client/grade-suite/suite.ts';
 import { chromiumSkip, launchChromium } from './chromium.ts';
 import { get, register, startTestGateway, type TestGateway } from './gateway.ts';
 import { suite } from './suite.ts';

@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { root } from '../../project-root.mjs';
 import { GradeAnswerFields } from '../../schema/grade-result.ts';
 import { responseSchemas } from '../../schema/responses.ts';
-import { DECLARED_ENTRIES, TYPES_DIR } from './layout.ts';
+import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
 import { schemaDeclarations } from './schema-types.ts';
 
 const SOURCE_ROOT = 'build';

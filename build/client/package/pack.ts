@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildSync } from 'esbuild';
 import { root } from '../../project-root.mjs';
-import { type TarFile, tarGz } from '../../tar.ts';
-import { DECLARED_ENTRIES, TYPES_DIR } from './layout.ts';
+import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
+import { type TarFile, tarGz } from './tar.ts';
 import { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
 
 export const CLIENT_PACKAGE = 'grain-tables-client';

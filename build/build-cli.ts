@@ -1,16 +1,16 @@
 // npm run build [-- --dataset DIR --out DIR]: validate the dataset, check that every change to a
 // published record is named by a changelog entry (against what the dataset's changelog covers and
 // against the build live in --out), then publish every response body. It runs as its bundle
-// (scripts/run.mjs makes the bundles first when the sources changed: build/bundle-node.mjs).
+// (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from './build-site.ts';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
-import { publishSite } from './publish.ts';
+import { publishSite } from './publish/publish.ts';
 import { DEFAULT_DIRS } from './site-format.ts';
-import { formatError } from './validate.ts';
+import { formatError } from './validate/validate.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,8 +1,9 @@
 // Turns one section of an authority page into a grain file (YAML) for an editor to review.
 // What the page states is written as printed; what needs judgement (ids, aggregates, fall-through
 // conditions, variety tracks) is proposed, and on an update the editor's earlier choices are kept.
-import { cellFromAuthority } from '../cells.ts';
+
 import type { Direction, SourceFactor, SourceGrain } from '../types.ts';
+import { cellFromAuthority } from '../validate/cells.ts';
 import { normalise, PageError, type PageRow, type PageSection } from './parse-page.ts';
 
 export type { SourceFactor, SourceGrain } from '../types.ts';

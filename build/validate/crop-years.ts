@@ -2,8 +2,8 @@
 // A record's effective_crop_year is the crop year of its last_scraped (when its table was last
 // verified against the authority's page); an entry's crop_year is its records'. These are the
 // checks the build makes of both, and the years each class was published for.
-import type { RecordBody } from './changelog/diff.ts';
-import type { GrainRecord, SourceEntry } from './types.ts';
+import type { RecordBody } from '../changelog/diff.ts';
+import type { GrainRecord, SourceEntry } from '../types.ts';
 
 /** Each class's last record of every past crop year it was published for: grain id → crop year → record. */
 export type PastYears = Map<string, Map<string, RecordBody>>;

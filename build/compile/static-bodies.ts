@@ -1,5 +1,5 @@
 // The bodies that come from files rather than the dataset: the pages' stylesheet, scripts and
-// icon as written, the code that runs at the user's bundled by esbuild (bundle.ts), and the client
+// icon as written, the code that runs at the user's bundled by esbuild (client-bundle.ts), and the client
 // package's tarball (client/package/pack.ts). Each is
 // served under its plain name and under a content-addressed one (site-format.ts); the pages link
 // the content-addressed names (linkContentAddressed). Not pure: it reads the files; deterministic
@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleClient } from './bundle.ts';
-import { clientTarball } from './client/package/pack.ts';
-import { root } from './project-root.mjs';
-import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
+import { clientTarball } from '../client/package/pack.ts';
+import { root } from '../project-root.mjs';
+import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from '../site-format.ts';
+import { bundleClient } from './client-bundle.ts';
 
 const asset = (name: string) => readFileSync(join(root, 'build/pages/assets', name), 'utf8');
 const sha256 = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');

@@ -3,10 +3,10 @@
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
 import { printedValue } from '../client/printed.ts';
-import { type LoadedFile, loadYaml } from '../load.ts';
+import { type LoadedFile, loadYaml } from '../load/load.ts';
 import type { Factor, GrainRecord, Threshold } from '../types.ts';
-import { validateGrainFile } from '../validate.ts';
-import { draftGrain, type SourceGrain } from './draft.ts';
+import { validateGrainFile } from '../validate/validate.ts';
+import { draftGrain, type SourceGrain } from './draft-grain.ts';
 import { toYaml } from './grain-yaml.ts';
 import { parsePage } from './parse-page.ts';
 

@@ -1,14 +1,14 @@
 // Checks the dataset as editors wrote it and turns it into published records. Every problem is
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
+import { printedNumber } from '../client/printed.ts';
+import type { DatasetError } from '../load/dataset-error.ts';
+import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
+import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from '../types.ts';
 import { readCell } from './cells.ts';
-import { printedNumber } from './client/printed.ts';
 import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
-import type { DatasetError } from './dataset-error.ts';
-import { errorAt, type LoadedDataset, type LoadedFile, type Path } from './load.ts';
 import { outcomesOf } from './outcomes.ts';
 import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
-import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from './types.ts';
 
 export interface Dataset {
   grains: GrainRecord[];

@@ -1,9 +1,9 @@
 // The editors' files against their JSON Schemas (schema/source.ts), with ajv's errors said in
 // words an editor understands and located at the offending field (file, line, column).
 import { Ajv, type ErrorObject } from 'ajv';
-import type { DatasetError } from './dataset-error.ts';
-import { errorAt, type LoadedFile, type Path } from './load.ts';
-import { changelogFileSchema, grainFileSchema, indexFileSchema } from './schema/source.ts';
+import type { DatasetError } from '../load/dataset-error.ts';
+import { errorAt, type LoadedFile, type Path } from '../load/load.ts';
+import { changelogFileSchema, grainFileSchema, indexFileSchema } from '../schema/source.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 export const checkGrain = ajv.compile(grainFileSchema);
