@@ -11,10 +11,16 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { swapFolder } from '../build/atomic-write.mjs';
-import { root } from '../build/project-root.mjs';
+import { projectRoot } from '../build/project-root.mjs';
 
-/** Where the bundles are: DIST_DIR (a folder inside the project, so node_modules resolve), else dist/. */
-const DIST = process.env.DIST_DIR ? resolve(process.env.DIST_DIR) : join(root, 'dist');
+/**
+ * Where the bundles are: DIST_DIR (a folder inside the project, so node_modules resolve), else dist/.
+ * @param {NodeJS.ProcessEnv} env
+ */
+export const distDir = (env = process.env) => (env.DIST_DIR ? resolve(env.DIST_DIR) : join(projectRoot(), 'dist'));
+
+/** A bundle that cannot be made, said as a sentence (the caller prints it and exits), not a stack. */
+export class BundleError extends Error {}
 
 /** Bundle name → its TypeScript entry; `<DIST>/<name>.js` is what node runs. */
 export const ENTRIES = {
@@ -30,8 +36,8 @@ export const ENTRIES = {
 };
 const SOURCES = ['gateway', 'build', 'scripts'];
 
-/** @param {string} dir @returns {number} the newest mtime of the TypeScript under dir */
-const newest = (dir) =>
+/** @param {string} root @param {string} dir @returns {number} the newest mtime of the TypeScript under dir */
+const newest = (root, dir) =>
   Math.max(
     0,
     ...readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
@@ -44,14 +50,14 @@ const newest = (dir) =>
  * runs at once make the same bytes from the same sources, so the one that swaps in last wins and
  * the other's folder is dropped.
  */
-export async function bundleNode(out = DIST) {
+export async function bundleNode(out = distDir()) {
   const tmp = `${out}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   // loaded here, not at the top: npm start imports this module for its paths, and esbuild's code
   // would otherwise stay in the serving process
   const { build } = await import('esbuild');
   await build({
-    absWorkingDir: root,
+    absWorkingDir: projectRoot(),
     entryPoints: ENTRIES,
     outdir: tmp,
     bundle: true,
@@ -73,16 +79,17 @@ export async function bundleNode(out = DIST) {
 /**
  * The bundles, made first when missing or older than the sources (saying so in a line). Where the
  * sources are not shipped (a container's runtime stage holds the bundles alone) they are used as
- * they are. A bundle that cannot be made is a sentence, not a stack: the process exits.
+ * they are. A bundle that cannot be made is a BundleError: its message is the sentence to print.
  * @returns {Promise<string>} the folder holding them
  */
-export async function freshBundles(out = DIST) {
+export async function freshBundles(out = distDir()) {
+  const root = projectRoot();
   const entry = join(out, 'gateway.js');
   const haveSources = SOURCES.every((dir) => existsSync(join(root, dir)));
   if (existsSync(entry) && !haveSources) return out;
   if (!haveSources) fail(`there is no bundle in ${out} and no sources (${SOURCES.join(', ')}) to make one from`);
   const lock = join(root, 'package-lock.json');
-  const sources = Math.max(...SOURCES.map(newest), existsSync(lock) ? statSync(lock).mtimeMs : 0);
+  const sources = Math.max(...SOURCES.map((dir) => newest(root, dir)), existsSync(lock) ? statSync(lock).mtimeMs : 0);
   if (existsSync(entry) && statSync(entry).mtimeMs >= sources) return out;
   console.error(`bundling: ${existsSync(entry) ? 'the sources are newer than' : 'there is no'} ${out}`);
   try {
@@ -98,10 +105,9 @@ export async function freshBundles(out = DIST) {
 
 /** @param {string} sentence @returns {never} */
 function fail(sentence) {
-  console.error(`${sentence}.`);
-  process.exit(1);
+  throw new BundleError(sentence);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  console.log(`bundled into ${await bundleNode(process.argv[2] ? resolve(process.argv[2]) : DIST)}`);
+  console.log(`bundled into ${await bundleNode(process.argv[2] ? resolve(process.argv[2]) : distDir())}`);
 }

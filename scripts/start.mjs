@@ -10,10 +10,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freshBundles } from './bundle-node.mjs';
+import { BundleError, freshBundles } from './bundle-node.mjs';
 
 process.setSourceMapsEnabled(true);
-const dist = await freshBundles();
+const dist = await freshBundles().catch((err) => {
+  if (!(err instanceof BundleError)) throw err;
+  console.error(`${err.message}.`);
+  process.exit(1);
+});
 /** @type {import('../gateway/startup.ts')} */
 const startup = await import(pathToFileURL(join(dist, 'startup.js')).href);
 const config = startup.configOrExit(process.env);

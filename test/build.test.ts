@@ -338,11 +338,11 @@ describe('publish', () => {
     publishSite(out, site);
     // another process publishes the two builds in turn while this one reads as a gateway would
     const script = `
-      import { buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
+      import { buildKit, buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
       import { publishSite } from ${JSON.stringify(join(root, 'build/publish/publish.ts'))};
-      const encodings = new Map();
-      const a = buildSite(${JSON.stringify(join(root, 'dataset'))}, encodings);
-      const b = buildSite(process.env.OTHER_DATASET, encodings);
+      const kit = buildKit({ encodings: new Map() });
+      const a = buildSite(${JSON.stringify(join(root, 'dataset'))}, { kit });
+      const b = buildSite(process.env.OTHER_DATASET, { kit });
       for (let i = 0; i < 40; i++) publishSite(${JSON.stringify(out)}, (i % 2 ? a : b).site);
     `;
     const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -11,11 +11,10 @@ import { publishedRecord } from '../build/changelog/coverage.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { unloggedChanges } from '../build/changelog/guard.ts';
 import { loadDataset } from '../build/load/load.ts';
-import { readPointer } from '../build/publish/publish.ts';
+import { publishSite, readPointer } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
-import { validateDataset } from '../build/validate/validate.ts';
-import { buildSite } from './helpers/build.ts';
+import { buildSite, validateDataset } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -83,6 +82,27 @@ describe('the build refuses an unlogged change', () => {
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
     assert.match(run.stderr, new RegExp(`against the live build ${live}`));
     assert.equal(readPointer(out)!.build_id, live, 'the live build is still the one served');
+  });
+
+  it('against the live build: buildSite refuses by itself, given the site the build is for', () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain() } });
+    const out = tempDir('live-site');
+    const first = buildSite(dir, { siteDir: out });
+    assert.ok(first.ok && first.live === null, 'nothing is live yet');
+    publishSite(out, first.site);
+    const live = readPointer(out)!.build_id;
+    edit(dir, 'TEST', ...ERGOT);
+    const covered = join(dir, 'covered', 'TEST.json');
+    const record = publishedRecord(validateDataset(loadDataset(dir)).dataset!.grains[0]!);
+    writeFileSync(covered, JSON.stringify({ ...JSON.parse(readFileSync(covered, 'utf8')), record }));
+    assert.ok(buildSite(dir).ok, 'without the site, covered/ alone is fooled');
+    const r = buildSite(dir, { siteDir: out });
+    assert.ok(!r.ok);
+    assert.deepEqual(r.against, { build_id: live });
+    assert.deepEqual(r.unlogged, [{ grain_id: 'TEST', changes: [ergotChange] }]);
+    assert.deepEqual(r.errors, []);
+    const again = buildSite(dir, { siteDir: tempDir('no-live-site') });
+    assert.ok(again.ok && again.live === null, 'a site with no live build refuses nothing');
   });
 
   it('an entry already published cannot cover a later change', () => {

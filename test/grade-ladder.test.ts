@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { type Context, grade, metAbove } from '../build/client/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
 import type { Factor, GrainRecord } from '../build/types.ts';
-import { formatError, validateDataset } from '../build/validate/validate.ts';
+import { formatError } from '../build/validate/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 import { baseGrain, writeDataset } from './helpers/dataset.ts';
 import { cleanSample } from './helpers/fallthroughs.ts';
 

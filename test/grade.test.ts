@@ -17,7 +17,7 @@ import {
 } from '../build/client/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
 import type { Factor, GrainRecord } from '../build/types.ts';
-import { validateDataset } from '../build/validate/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 
 const root = join(import.meta.dirname, '..');
 

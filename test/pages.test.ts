@@ -9,7 +9,7 @@ import { renderDocs } from '../build/pages/docs.ts';
 import { renderHome } from '../build/pages/home.ts';
 import { html, raw } from '../build/pages/html.ts';
 import { registrationForm } from '../build/pages/register-form.ts';
-import { validateDataset } from '../build/validate/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 import { root } from './helpers/gateway.ts';
 
 const HOSTILE = '<script>alert("x")</script>\'&';

@@ -8,17 +8,19 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientTarball } from '../client/package/pack.ts';
-import { root } from '../project-root.mjs';
+import { projectRoot } from '../project-root.mjs';
 import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from '../site-format.ts';
 import { bundleClient } from './client-bundle.ts';
 
-const asset = (name: string) => readFileSync(join(root, 'build/pages/assets', name), 'utf8');
+const asset = (name: string) => readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8');
 const sha256 = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** Plain name → content-addressed name, for every file the pages may link. */
 export type AddressBook = Map<string, string>;
 
-export function staticBodies(): { bodies: Map<string, string | Buffer>; addresses: AddressBook } {
+export type StaticBodies = { bodies: Map<string, string | Buffer>; addresses: AddressBook };
+
+export function staticBodies(): StaticBodies {
   const files = new Map<string, string | Buffer>([
     ...['site.css', 'page.js', 'grade-page.js', 'icon.svg'].map((name): [string, string] => [
       fileIn('assets', name),

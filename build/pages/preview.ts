@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { COVERED_DIR, publishedRecord } from '../changelog/coverage.ts';
 import { diffRecords, type RecordBody } from '../changelog/diff.ts';
 import { readLiveBuild } from '../changelog/live.ts';
-import { root } from '../project-root.mjs';
+import { projectRoot } from '../project-root.mjs';
 import { fileIn } from '../site-format.ts';
 import type { Change } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
@@ -78,6 +78,7 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
     files.set(`tables/${page(g.grain_id)}`, localLinks(text));
   }
   files.set('tables/index.html', localLinks(renderTablesIndex(dataset.grains, page)));
-  for (const name of ASSETS) files.set(`assets/${name}`, readFileSync(join(root, 'build/pages/assets', name), 'utf8'));
+  for (const name of ASSETS)
+    files.set(`assets/${name}`, readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8'));
   return { files, changed };
 }

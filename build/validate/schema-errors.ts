@@ -5,10 +5,39 @@ import type { DatasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedFile, type Path } from '../load/load.ts';
 import { changelogFileSchema, grainFileSchema, indexFileSchema } from '../schema/source.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-export const checkGrain = ajv.compile(grainFileSchema);
-export const checkChangelog = ajv.compile(changelogFileSchema);
-export const checkIndex = ajv.compile(indexFileSchema);
+/** A file against its schema: the errors in an editor's words, and whether they are only unknown fields. */
+interface SchemaVerdict {
+  errors: DatasetError[];
+  /** Every error is an unknown (misspelt) field: the file's values are all readable all the same. */
+  onlyUnknownFields: boolean;
+}
+type SchemaCheck = (file: LoadedFile) => SchemaVerdict;
+export interface SchemaChecks {
+  grain: SchemaCheck;
+  changelog: SchemaCheck;
+  index: SchemaCheck;
+}
+
+/**
+ * The editors' three schemas compiled (ajv compiles each into code, which takes a while): made once
+ * by a caller and handed to every validation it runs (build-site.ts, BuildKit).
+ */
+export function createSchemaChecks(): SchemaChecks {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+  const checkOf = (schema: object): SchemaCheck => {
+    const validate = ajv.compile(schema);
+    return (file) => {
+      if (file.syntaxErrors.length) return { errors: file.syntaxErrors, onlyUnknownFields: false };
+      // ajv leaves a call's errors on the function: read here, at once, and never again
+      const found = validate(file.data) ? [] : (validate.errors ?? []);
+      return {
+        errors: found.map((e) => fromAjv(file, e)),
+        onlyUnknownFields: found.every((e) => e.keyword === 'additionalProperties'),
+      };
+    };
+  };
+  return { grain: checkOf(grainFileSchema), changelog: checkOf(changelogFileSchema), index: checkOf(indexFileSchema) };
+}
 
 /** ajv's error in words an editor understands, located at the offending field. */
 function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
@@ -45,9 +74,4 @@ function fromAjv(file: LoadedFile, e: ErrorObject): DatasetError {
       message = e.message ?? 'is not valid';
   }
   return errorAt(file, path, message);
-}
-
-export function schemaErrors(file: LoadedFile, check: ReturnType<typeof ajv.compile>): DatasetError[] {
-  if (file.syntaxErrors.length) return file.syntaxErrors;
-  return check(file.data) ? [] : (check.errors ?? []).map((e) => fromAjv(file, e));
 }

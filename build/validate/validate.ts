@@ -8,7 +8,7 @@ import type { Factor, GrainRecord, SourceEntry, SourceGrain, Threshold } from '.
 import { readCell } from './cells.ts';
 import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
 import { outcomesOf } from './outcomes.ts';
-import { checkChangelog, checkGrain, checkIndex, schemaErrors } from './schema-errors.ts';
+import type { SchemaChecks } from './schema-errors.ts';
 
 export interface Dataset {
   grains: GrainRecord[];
@@ -238,29 +238,34 @@ function toRecord(file: LoadedFile, src: SourceGrain, err: (path: Path, message:
 }
 
 /** One grain file on its own: schema, cells and cross-checks. */
-export function validateGrainFile(file: LoadedFile): { errors: DatasetError[]; record?: GrainRecord } {
-  const errors = schemaErrors(file, checkGrain);
+export function validateGrainFile(
+  file: LoadedFile,
+  checks: SchemaChecks,
+): { errors: DatasetError[]; record?: GrainRecord } {
+  const { errors, onlyUnknownFields } = checks.grain(file);
   // An unknown (misspelt) field is ignored by what follows, so it must not hide the file's other
   // errors: the editor gets them all in one run (docs/dataset-editing.md). Any other schema error
   // leaves values the cross-checks cannot read.
-  const onlyUnknown =
-    !file.syntaxErrors.length && checkGrain.errors?.every((e) => e.keyword === 'additionalProperties');
-  if (errors.length && !onlyUnknown) return { errors };
+  if (!onlyUnknownFields) return { errors };
   const err = (path: Path, message: string) => errors.push(errorAt(file, path, message));
   // The record is returned even with cross-check errors, so check-authority can compare it.
   return { errors, record: toRecord(file, file.data as SourceGrain, err) };
 }
 
-export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; dataset?: Dataset } {
+/** `checks`: the schemas compiled (schema-errors.ts), made once by the caller for all its validations. */
+export function validateDataset(
+  ds: LoadedDataset,
+  checks: SchemaChecks,
+): { errors: DatasetError[]; dataset?: Dataset } {
   const errors: DatasetError[] = [];
   const at = (file: LoadedFile, path: Path, message: string) => errors.push(errorAt(file, path, message));
-  errors.push(...schemaErrors(ds.index, checkIndex));
+  errors.push(...checks.index(ds.index).errors);
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())
     if (ids.indexOf(id) !== i) at(ds.index, ['grains', i], `"${id}" is listed twice`);
   const grains: GrainRecord[] = [];
   for (const file of ds.grains) {
-    const { errors: e, record } = validateGrainFile(file);
+    const { errors: e, record } = validateGrainFile(file, checks);
     errors.push(...e);
     if (record && !e.length) {
       const expected = file.file.replace(/^.*\//, '').replace(/\.yaml$/, '');
@@ -272,7 +277,7 @@ export function validateDataset(ds: LoadedDataset): { errors: DatasetError[]; da
     }
   }
 
-  const clErrors = schemaErrors(ds.changelog, checkChangelog);
+  const clErrors = checks.changelog(ds.changelog).errors;
   errors.push(...clErrors);
   const changelog: SourceEntry[] = clErrors.length ? [] : (ds.changelog.data as { entries: SourceEntry[] }).entries;
   const seen = new Set<string>();
