@@ -10,6 +10,8 @@ import { type DatasetError, datasetError } from './dataset-error.ts';
 const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN);
 
 export type Path = (string | number)[];
+/** What is wrong in a file, and where: errorAt locates it (line, column) as a DatasetError. */
+export type Problem = { at: Path; message: string };
 
 export interface LoadedFile {
   file: string;
