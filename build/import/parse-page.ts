@@ -25,7 +25,7 @@ export interface PageRow {
   opensBlock: boolean;
 }
 
-interface PageTable {
+export interface PageTable {
   /** Caption before the last ", ": the record the table belongs to. */
   section: string;
   /** Caption after the last ", ": the group, e.g. "foreign material". */
