@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { publishedEntry } from '../compile/published.ts';
 import { type DatasetError, datasetError } from '../load/dataset-error.ts';
-import { GRAIN_ID_SOURCE, SCHEMA_VERSION } from '../site-format.ts';
-import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
+import { GRAIN_ID_SOURCE } from '../site-format.ts';
+import type { SourceEntry } from '../types.ts';
 import { type PastYears, yearSlug } from '../validate/crop-years.ts';
 import type { RecordBody } from './diff.ts';
 
@@ -35,20 +36,6 @@ export interface Coverage {
   /** Each class's last record of every past crop year. */
   past: PastYears;
 }
-
-/** A record exactly as GET /api/grains/{grain_id} publishes it. */
-export const publishedRecord = (g: GrainRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
-
-/** An entry exactly as GET /api/changelog publishes it: fields in the schema's order. */
-export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({
-  id: e.id,
-  crop_year: e.crop_year,
-  effective_date: e.effective_date,
-  grain_ids_affected: e.grain_ids_affected,
-  summary: e.summary,
-  created_at: e.created_at,
-  changes: e.changes ?? null,
-});
 
 export const entryDigest = (e: SourceEntry) =>
   createHash('sha256')

@@ -3,9 +3,10 @@
 // records'), each with the changed values as data; and what the changelog then covers.
 import { Document, isMap, isSeq } from 'yaml';
 import { changelogOrder } from '../compile/compile.ts';
+import { publishedRecord } from '../compile/published.ts';
 import type { Change, SourceEntry } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { type Coverage, entryDigest, publishedRecord } from './coverage.ts';
+import { type Coverage, entryDigest } from './coverage.ts';
 import type { RecordBody } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 

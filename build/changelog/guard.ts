@@ -4,12 +4,13 @@
 // It compares what clients receive (the published record), so a change the code makes to every
 // record is caught as surely as an editor's.
 
+import { publishedRecord } from '../compile/published.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { Change } from '../types.ts';
 import { entryYearProblems } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { COVERED_DIR, type Coverage, ENTRIES_FILE, entryDigest, publishedRecord } from './coverage.ts';
+import { COVERED_DIR, type Coverage, ENTRIES_FILE, entryDigest } from './coverage.ts';
 import { describeChange, diffRecords, type RecordBody } from './diff.ts';
 
 export interface Unlogged {

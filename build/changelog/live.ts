@@ -3,6 +3,7 @@
 // by an entry the live build does not have yet (docs/dataset-editing.md, "Every change has an entry").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { publishedRecord } from '../compile/published.ts';
 import { readPointer } from '../publish/publish.ts';
 import {
   bodyPath,
@@ -14,7 +15,6 @@ import {
   yearOfKey,
 } from '../site-format.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { publishedRecord } from './coverage.ts';
 import { diffRecords, type RecordBody } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 

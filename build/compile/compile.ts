@@ -1,7 +1,7 @@
 // Pure: a validated dataset → the body of every response the data endpoints can give (the list,
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
-import { publishedEntry, publishedRecord } from '../changelog/coverage.ts';
+
 import type { RecordBody } from '../changelog/diff.ts';
 import { summaryOf } from '../client/summary.ts';
 import {
@@ -18,6 +18,7 @@ import type { SourceEntry } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
 import type { OpenApi } from './openapi.ts';
+import { publishedEntry, publishedRecord } from './published.ts';
 
 /** docs/contract.md: effective_date descending, then created_at descending, then id ascending. */
 type Ordered = Pick<SourceEntry, 'effective_date' | 'created_at' | 'id'>;

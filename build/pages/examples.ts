@@ -1,7 +1,8 @@
 // The API reference's example answers (GET /docs), taken from this build's own data.
-import { publishedEntry } from '../changelog/coverage.ts';
+
 import { summaryOf } from '../client/summary.ts';
 import { changelogOrder } from '../compile/compile.ts';
+import { publishedEntry } from '../compile/published.ts';
 import {
   API_KEY_HEADER,
   changelogKey,
