@@ -1,5 +1,7 @@
 // The build as an importable function: dataset folder → loaded (load/) → validated (validate/) →
-// bodies (compile/) → encodings and manifest (emit/); the command line then publishes (publish/).
+// bodies (compile/: the data, the OpenAPI document, the files; pages/: the pages) → encodings and
+// manifest (emit/), refused while a change has no changelog entry (changelog/); the command line
+// then publishes (publish/).
 // What comes from files rather than the dataset (the pages' assets, the client's bundles and
 // package, the editors' schemas compiled) is made once by buildKit and handed in, so
 // siteFromDataset is pure and a caller's many builds do that work once.
@@ -7,12 +9,12 @@
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { changelogOrder, compileBodies } from './compile/compile.ts';
-import { frontDoorBodies } from './compile/front-door.ts';
 import { buildOpenApi } from './compile/openapi.ts';
 import { linkContentAddressed, type StaticBodies, staticBodies } from './compile/static-bodies.ts';
 import { type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
 import type { DatasetError } from './load/dataset-error.ts';
 import { loadDataset } from './load/load.ts';
+import { frontDoorBodies } from './pages/front-door.ts';
 import { routeOf, SCHEMA_VERSION } from './site-format.ts';
 import { createSchemaChecks, type SchemaChecks } from './validate/schema-errors.ts';
 import { type Dataset, validateDataset } from './validate/validate.ts';

@@ -4,10 +4,10 @@
 import { Document, isMap, isSeq } from 'yaml';
 import { changelogOrder } from '../compile/compile.ts';
 import { publishedRecord } from '../compile/published.ts';
+import type { Coverage, RecordBody } from '../load/covered.ts';
 import type { Change, SourceEntry } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { type Coverage, entryDigest } from './coverage.ts';
-import type { RecordBody } from './diff.ts';
+import { entryDigest } from './coverage.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface DraftOptions {

@@ -5,13 +5,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { replaceFiles } from '../atomic-write.mjs';
+import type { RecordBody } from '../load/covered.ts';
+import { COVERED_DIR, type Coverage, PAST_DIR } from '../load/covered.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { loadDataset } from '../load/load.ts';
 import type { SourceEntry } from '../types.ts';
 import { createSchemaChecks } from '../validate/schema-errors.ts';
 import { validateDataset } from '../validate/validate.ts';
-import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
-import type { RecordBody } from './diff.ts';
+import { coverageFiles } from './coverage.ts';
 import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft-entries.ts';
 import { entryErrors, unloggedChanges } from './guard.ts';
 

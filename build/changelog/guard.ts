@@ -5,13 +5,14 @@
 // record is caught as surely as an editor's.
 
 import { publishedRecord } from '../compile/published.ts';
+import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordBody } from '../load/covered.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { Change } from '../types.ts';
 import { entryYearProblems } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { COVERED_DIR, type Coverage, ENTRIES_FILE, entryDigest } from './coverage.ts';
-import { describeChange, diffRecords, type RecordBody } from './diff.ts';
+import { entryDigest } from './coverage.ts';
+import { describeChange, diffRecords } from './diff.ts';
 
 export interface Unlogged {
   grain_id: string;

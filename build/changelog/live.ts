@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publishedRecord } from '../compile/published.ts';
+import type { RecordBody } from '../load/covered.ts';
 import { readPointer } from '../publish/publish.ts';
 import {
   bodyPath,
@@ -15,7 +16,7 @@ import {
   yearOfKey,
 } from '../site-format.ts';
 import type { Dataset } from '../validate/validate.ts';
-import { diffRecords, type RecordBody } from './diff.ts';
+import { diffRecords } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface LiveBuild {

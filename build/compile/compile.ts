@@ -2,8 +2,8 @@
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
 
-import type { RecordBody } from '../changelog/diff.ts';
 import { summaryOf } from '../client/summary.ts';
+import type { RecordBody } from '../load/covered.ts';
 import {
   CHANGELOG_MAX_LIMIT,
   changelogKey,

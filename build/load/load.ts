@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { type Coverage, readCoverage } from '../changelog/coverage.ts';
 import { GRAIN_ID_PATTERN } from '../site-format.ts';
+import { type Coverage, readCoverage } from './covered.ts';
 import { type DatasetError, datasetError } from './dataset-error.ts';
 
 const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN);

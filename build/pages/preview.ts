@@ -6,10 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COVERED_DIR } from '../changelog/coverage.ts';
-import { diffRecords, type RecordBody } from '../changelog/diff.ts';
+import { diffRecords } from '../changelog/diff.ts';
 import { readLiveBuild } from '../changelog/live.ts';
 import { publishedRecord } from '../compile/published.ts';
+import { COVERED_DIR, type RecordBody } from '../load/covered.ts';
 import { projectRoot } from '../project-root.mjs';
 import { fileIn } from '../site-format.ts';
 import type { Change } from '../types.ts';

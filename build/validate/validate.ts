@@ -1,10 +1,12 @@
 // Checks the dataset as editors wrote it and turns it into published records. Every problem is
 // reported with file, line, column and field, all in one run; records come back only when there
 // are none (docs/dataset-editing.md: nothing is published while any error exists).
+
+import type { PastYears } from '../load/covered.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { GrainRecord, SourceEntry, SourceGrain } from '../types.ts';
-import { cropYearsOf, type PastYears, recordYearProblem } from './crop-years.ts';
+import { cropYearsOf, recordYearProblem } from './crop-years.ts';
 import { grainRecord } from './grain-record.ts';
 import type { SchemaChecks } from './schema-errors.ts';
 
