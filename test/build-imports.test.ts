@@ -6,7 +6,7 @@
 // build module's own code (its frame on the stack) while it is imported is named.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
@@ -92,5 +92,33 @@ describe('importing a build module', () => {
     } finally {
       rmSync(probe, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the bundler, imported by the commands (scripts/bundle-node.mjs)', () => {
+  it('a bundle it cannot make is an error the command says in a sentence, not an exit inside it', () => {
+    // the runtime stage's files without its bundles: nothing to run, nothing to make one from
+    const dir = mkdtempSync(join(tmpdir(), 'no-bundle-'));
+    for (const file of [
+      'package.json',
+      'scripts/run.mjs',
+      'scripts/bundle-node.mjs',
+      'build/project-root.mjs',
+      'build/atomic-write.mjs',
+    ])
+      cpSync(join(root, file), join(dir, file));
+    const sources = 'no sources (gateway, build, scripts) to make one from';
+    const sentence = `there is no bundle in ${join(dir, 'dist')} and ${sources}`;
+    const caller = `import { BundleError, freshBundles } from './scripts/bundle-node.mjs';
+      const err = await freshBundles().catch((e) => e);
+      console.log(err instanceof BundleError ? err.message : 'no BundleError');`;
+    const asLibrary = spawnSync(process.execPath, ['--input-type=module', '-e', caller], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.deepEqual([asLibrary.status, asLibrary.stdout], [0, `${sentence}\n`], 'the caller decides');
+    const run = spawnSync(process.execPath, ['scripts/run.mjs', 'build'], { cwd: dir, encoding: 'utf8' });
+    assert.deepEqual([run.status, run.stderr], [1, `${sentence}.\n`]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
