@@ -2,7 +2,7 @@
 // The one way this project replaces what a reader may be reading: written beside under a temporary
 // name, flushed to disk (fsync), then renamed into place, so a reader meets the old file or folder or
 // the new one, never half of either, and a crash leaves the old. Plain JavaScript with no dependency:
-// the build, the changelog, the bundler (bundle-node.mjs) and the client package's sync use it.
+// the build, the changelog, the bundler (scripts/bundle-node.mjs) and the client package's sync use it.
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 

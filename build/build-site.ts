@@ -1,23 +1,55 @@
-// The build as an importable function: dataset folder → validated dataset → bodies → site.
+// The build as an importable function: dataset folder → loaded (load/) → validated (validate/) →
+// bodies (compile/: the data, the OpenAPI document, the files; pages/: the pages) → encodings and
+// manifest (emit/), refused while a change has no changelog entry (changelog/); the command line
+// then publishes (publish/).
+// What comes from files rather than the dataset (the pages' assets, the client's bundles and
+// package, the editors' schemas compiled) is made once by buildKit and handed in, so
+// siteFromDataset is pure and a caller's many builds do that work once.
+
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
-import { changelogOrder, compileBodies } from './compile.ts';
-import type { DatasetError } from './dataset-error.ts';
-import { type EmittedSite, type EncodingCache, emitSite } from './emit.ts';
-import { frontDoorBodies } from './front-door.ts';
-import { loadDataset } from './load.ts';
-import { buildOpenApi } from './openapi.ts';
+import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
+import { changelogOrder, compileBodies } from './compile/compile.ts';
+import { buildOpenApi } from './compile/openapi.ts';
+import { linkContentAddressed, type StaticBodies, staticBodies } from './compile/static-bodies.ts';
+import { type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
+import type { DatasetError } from './load/dataset-error.ts';
+import { loadDataset } from './load/load.ts';
+import { frontDoorBodies } from './pages/front-door.ts';
 import { routeOf, SCHEMA_VERSION } from './site-format.ts';
-import { linkContentAddressed, staticBodies } from './static-bodies.ts';
-import { type Dataset, validateDataset } from './validate.ts';
+import { createSchemaChecks, type SchemaChecks } from './validate/schema-errors.ts';
+import { type Dataset, validateDataset } from './validate/validate.ts';
+
+/** What a build needs besides the dataset: made by buildKit, kept across the caller's builds. */
+export interface BuildKit {
+  /** The editors' schemas, compiled (validate/schema-errors.ts). */
+  checks: SchemaChecks;
+  /** The bodies read from files or bundled by esbuild (compile/static-bodies.ts). */
+  statics: StaticBodies;
+  /** Each body's encodings, kept across builds (emit.ts, EncodingCache); the same bytes without it. */
+  encodings?: EncodingCache;
+}
+
+/** Reads the assets, runs esbuild and compiles the schemas (unless given): the work that is not the dataset's. */
+export const buildKit = ({
+  encodings,
+  checks,
+}: {
+  encodings?: EncodingCache;
+  checks?: SchemaChecks;
+} = {}): BuildKit => ({
+  checks: checks ?? createSchemaChecks(),
+  statics: staticBodies(),
+  encodings,
+});
 
 export type BuildResult =
-  | { ok: true; site: EmittedSite; dataset: Dataset }
-  | { ok: false; errors: DatasetError[]; unlogged: Unlogged[] };
+  | { ok: true; site: EmittedSite; dataset: Dataset; live: LiveBuildId | null }
+  /** `against`: the live build a change was refused against, where that is the refusal (`errors` is then empty). */
+  | { ok: false; errors: DatasetError[]; unlogged: Unlogged[]; against?: LiveBuildId };
+type LiveBuildId = { build_id: string };
 
-/** `encodings`: kept across the caller's builds (emit.ts, EncodingCache); the same bytes without it. */
-export function siteFromDataset(dataset: Dataset, encodings?: EncodingCache): EmittedSite {
+export function siteFromDataset(dataset: Dataset, { statics, encodings }: Omit<BuildKit, 'checks'>): EmittedSite {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
-  const statics = staticBodies();
   const openapi = buildOpenApi(dataset);
   const pages = [...frontDoorBodies(dataset, openapi)].map(
     ([route, html]) => [route, linkContentAddressed(html, statics.addresses)] as const,
@@ -35,13 +67,24 @@ export function siteFromDataset(dataset: Dataset, encodings?: EncodingCache): Em
   });
 }
 
-/** Nothing is published while any error stands, an unlogged change included (guard.ts). */
-export function buildSite(datasetDir: string, encodings?: EncodingCache): BuildResult {
+export interface BuildOptions {
+  /** Made once and kept across builds; made for this build when left out. */
+  kit?: BuildKit;
+  /** The site the build is for: a record that would change from its live build needs an entry the
+   * live build does not have yet (changelog/live.ts), whatever dataset/covered/ says. */
+  siteDir?: string;
+}
+
+/** Nothing is published while any error stands, an unlogged change included (changelog/guard.ts, live.ts). */
+export function buildSite(datasetDir: string, { kit = buildKit(), siteDir }: BuildOptions = {}): BuildResult {
   const loaded = loadDataset(datasetDir);
-  const { errors, dataset } = validateDataset(loaded);
+  const { errors, dataset } = validateDataset(loaded, kit.checks);
   if (!dataset) return { ok: false, errors, unlogged: [] };
   const guard = guardErrors(loaded, dataset, loaded.coverage);
   const refused = [...loaded.coverageErrors, ...guard.errors];
   if (refused.length) return { ok: false, errors: refused, unlogged: guard.unlogged };
-  return { ok: true, site: siteFromDataset(dataset, encodings), dataset };
+  const live = siteDir === undefined ? null : readLiveBuild(siteDir);
+  const silent = live ? unloggedAgainstLive(dataset, live) : [];
+  if (live && silent.length) return { ok: false, errors: [], unlogged: silent, against: { build_id: live.build_id } };
+  return { ok: true, site: siteFromDataset(dataset, kit), dataset, live: live && { build_id: live.build_id } };
 }

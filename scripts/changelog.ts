@@ -7,7 +7,7 @@ import { draftChangelog, startCoverage } from '../build/changelog/files.ts';
 import { readLiveBuild } from '../build/changelog/live.ts';
 import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
-import { formatError } from '../build/validate.ts';
+import { formatError } from '../build/validate/validate.ts';
 
 const spec = {
   command: 'npm run changelog --',

@@ -4,8 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIENT_PACKAGE, clientTarball } from '../build/client/package/pack.ts';
 import { CLIENT_VERSION } from '../build/client/package/version.ts';
-import { root } from '../build/project-root.mjs';
+import { projectRoot } from '../build/project-root.mjs';
 
+const root = projectRoot();
 const file = join(root, 'dist', `${CLIENT_PACKAGE}-${CLIENT_VERSION}.tgz`);
 const tarball = clientTarball();
 mkdirSync(join(root, 'dist'), { recursive: true });

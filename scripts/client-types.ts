@@ -4,9 +4,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { clientDeclarations } from '../build/client/package/declarations.ts';
-import { TYPES_DIR } from '../build/client/package/layout.ts';
-import { root } from '../build/project-root.mjs';
+import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { projectRoot } from '../build/project-root.mjs';
 
+const root = projectRoot();
 const files = clientDeclarations();
 const dir = join(root, TYPES_DIR);
 rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TYPES_DIR } from '../build/client/package/layout.ts';
+import { TYPES_DIR } from '../build/client/package/package-layout.ts';
 
 export const MAX_LINE = 120;
 

@@ -6,13 +6,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadDataset } from '../build/load.ts';
-import { buildOpenApi } from '../build/openapi.ts';
+import { buildOpenApi } from '../build/compile/openapi.ts';
+import { loadDataset } from '../build/load/load.ts';
 import { fillSlots, ORIGIN_PLACEHOLDER, TEMPLATE_SLOT } from '../build/site-format.ts';
-import { formatError, validateDataset } from '../build/validate.ts';
+import { createSchemaChecks } from '../build/validate/schema-errors.ts';
+import { formatError, validateDataset } from '../build/validate/validate.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const { dataset, errors } = validateDataset(loadDataset(join(root, 'dataset')));
+const { dataset, errors } = validateDataset(loadDataset(join(root, 'dataset')), createSchemaChecks());
 if (!dataset) {
   for (const e of errors) console.error(formatError(e));
   process.exit(1);

@@ -1,14 +1,15 @@
 // npm run preview -- --out DIR: the working tree's tables as pages, each cell that differs from the
 // published build (or from the last commit) marked; prints what changed. Never publishes
-// (build/preview.ts; docs/dataset-editing.md, "Workflow", step 6).
+// (build/pages/preview.ts; docs/dataset-editing.md, "Workflow", step 6).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
 import { readArgs, usageExit } from '../build/client/cli/args.ts';
-import { loadDataset } from '../build/load.ts';
-import { committedBaseline, publishedBaseline, renderPreview } from '../build/preview.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { committedBaseline, publishedBaseline, renderPreview } from '../build/pages/preview.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
-import { formatError, validateDataset } from '../build/validate.ts';
+import { createSchemaChecks } from '../build/validate/schema-errors.ts';
+import { formatError, validateDataset } from '../build/validate/validate.ts';
 
 const spec = {
   command: 'npm run preview --',
@@ -35,7 +36,7 @@ Exit codes: 0 rendered, 1 the dataset has errors (listed), 2 usage.`,
 const { values } = readArgs(spec);
 if (!values.out) usageExit(spec, '--out is required');
 const datasetDir = resolve(values.dataset);
-const { errors, dataset } = validateDataset(loadDataset(datasetDir));
+const { errors, dataset } = validateDataset(loadDataset(datasetDir), createSchemaChecks());
 if (!dataset) {
   for (const e of errors) console.error(formatError(e));
   console.error(`the dataset has ${errors.length} error(s): nothing rendered`);

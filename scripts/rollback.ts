@@ -3,7 +3,7 @@
 // new build; clients see the earlier records and changelog, and npm run sync brings them.
 import { resolve } from 'node:path';
 import { readArgs, usageExit } from '../build/client/cli/args.ts';
-import { keptBuilds, rollBack } from '../build/publish.ts';
+import { keptBuilds, rollBack } from '../build/publish/publish.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 
 const spec = {

@@ -8,9 +8,9 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { draftChangelog } from '../build/changelog/files.ts';
-import { changelogOrder } from '../build/compile.ts';
-import { DATA_TERMS } from '../build/openapi.ts';
-import { keptBuilds, publishSite, readPointer, rollBack } from '../build/publish.ts';
+import { changelogOrder } from '../build/compile/compile.ts';
+import { DATA_TERMS } from '../build/compile/openapi.ts';
+import { keptBuilds, publishSite, readPointer, rollBack } from '../build/publish/publish.ts';
 import {
   CONTENT_ADDRESSED,
   changelogKey,
@@ -256,7 +256,7 @@ describe('build', () => {
     const out = tempDir('bad-out');
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx', join(root, 'build/index.ts'), '--dataset', dir, '--out', out],
+      ['--import', 'tsx', join(root, 'build/build-cli.ts'), '--dataset', dir, '--out', out],
       { encoding: 'utf8' },
     );
     assert.equal(run.status, 1);
@@ -339,11 +339,11 @@ describe('publish', () => {
     publishSite(out, site);
     // another process publishes the two builds in turn while this one reads as a gateway would
     const script = `
-      import { buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
-      import { publishSite } from ${JSON.stringify(join(root, 'build/publish.ts'))};
-      const encodings = new Map();
-      const a = buildSite(${JSON.stringify(join(root, 'dataset'))}, encodings);
-      const b = buildSite(process.env.OTHER_DATASET, encodings);
+      import { buildKit, buildSite } from ${JSON.stringify(join(root, 'build/build-site.ts'))};
+      import { publishSite } from ${JSON.stringify(join(root, 'build/publish/publish.ts'))};
+      const kit = buildKit({ encodings: new Map() });
+      const a = buildSite(${JSON.stringify(join(root, 'dataset'))}, { kit });
+      const b = buildSite(process.env.OTHER_DATASET, { kit });
       for (let i = 0; i < 40; i++) publishSite(${JSON.stringify(out)}, (i % 2 ? a : b).site);
     `;
     const writer = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

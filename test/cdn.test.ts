@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
 import { syncMirror } from '../build/client/sync.ts';
-import { publishSite } from '../build/publish.ts';
+import { publishSite } from '../build/publish/publish.ts';
 import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';

@@ -8,15 +8,14 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { publishedRecord } from '../build/changelog/coverage.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { unloggedChanges } from '../build/changelog/guard.ts';
-import { loadDataset } from '../build/load.ts';
-import { readPointer } from '../build/publish.ts';
+import { publishedRecord } from '../build/compile/published.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { publishSite, readPointer } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
-import { validateDataset } from '../build/validate.ts';
-import { buildSite } from './helpers/build.ts';
+import { buildSite, validateDataset } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -59,7 +58,7 @@ describe('the build refuses an unlogged change', () => {
     assert.equal(r.errors[0]!.field, 'factor_groups[0].factors[2].thresholds[0]');
 
     const out = tempDir('refused-out');
-    const run = cli('build/index.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /grains\/TEST\.yaml:\d+:\d+: factor_groups\[0\]\.factors\[2\]\.thresholds\[0\]: ergot/);
     assert.match(run.stderr, /TEST: 1 change\(s\)/);
@@ -70,7 +69,7 @@ describe('the build refuses an unlogged change', () => {
   it('against the live build: a covered/ edited by hand does not let a change through', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-out');
-    assert.equal(cli('build/index.ts', ['--dataset', dir, '--out', out]).status, 0);
+    assert.equal(cli('build/build-cli.ts', ['--dataset', dir, '--out', out]).status, 0);
     const live = readPointer(out)!.build_id;
     edit(dir, 'TEST', ...ERGOT);
     // what a careless merge or a hand edit does: covered/ made to agree, with no entry
@@ -79,11 +78,32 @@ describe('the build refuses an unlogged change', () => {
     const file = JSON.parse(readFileSync(covered, 'utf8'));
     writeFileSync(covered, JSON.stringify({ ...file, record: publishedRecord(loaded.grains[0]!) }));
     assert.ok(buildSite(dir).ok, 'covered/ alone is fooled');
-    const run = cli('build/index.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
     assert.match(run.stderr, new RegExp(`against the live build ${live}`));
     assert.equal(readPointer(out)!.build_id, live, 'the live build is still the one served');
+  });
+
+  it('against the live build: buildSite refuses by itself, given the site the build is for', () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain() } });
+    const out = tempDir('live-site');
+    const first = buildSite(dir, { siteDir: out });
+    assert.ok(first.ok && first.live === null, 'nothing is live yet');
+    publishSite(out, first.site);
+    const live = readPointer(out)!.build_id;
+    edit(dir, 'TEST', ...ERGOT);
+    const covered = join(dir, 'covered', 'TEST.json');
+    const record = publishedRecord(validateDataset(loadDataset(dir)).dataset!.grains[0]!);
+    writeFileSync(covered, JSON.stringify({ ...JSON.parse(readFileSync(covered, 'utf8')), record }));
+    assert.ok(buildSite(dir).ok, 'without the site, covered/ alone is fooled');
+    const r = buildSite(dir, { siteDir: out });
+    assert.ok(!r.ok);
+    assert.deepEqual(r.against, { build_id: live });
+    assert.deepEqual(r.unlogged, [{ grain_id: 'TEST', changes: [ergotChange] }]);
+    assert.deepEqual(r.errors, []);
+    const again = buildSite(dir, { siteDir: tempDir('no-live-site') });
+    assert.ok(again.ok && again.live === null, 'a site with no live build refuses nothing');
   });
 
   it('an entry already published cannot cover a later change', () => {

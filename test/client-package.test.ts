@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { grade } from '../build/client/grade.ts';
 import { clientDeclarations } from '../build/client/package/declarations.ts';
-import { TYPES_DIR } from '../build/client/package/layout.ts';
 import { clientTarball } from '../build/client/package/pack.ts';
+import { TYPES_DIR } from '../build/client/package/package-layout.ts';
 import type * as Published from '../build/client/package/types/types.js';
 import { CLIENT_VERSION } from '../build/client/package/version.ts';
 import {

@@ -10,14 +10,13 @@ import { draftChangelog } from '../build/changelog/files.ts';
 import { readLiveBuild, unloggedAgainstLive } from '../build/changelog/live.ts';
 import { gradeCommand } from '../build/client/cli/grade-command.ts';
 import { syncMirror } from '../build/client/sync.ts';
-import { cropYearOf } from '../build/crop-years.ts';
-import { authorityRecord, compareRecords } from '../build/import/check.ts';
+import { authorityRecord, compareRecords } from '../build/import/check-authority.ts';
 import { importPage } from '../build/import/import-page.ts';
 import { readPage } from '../build/import/read-page.ts';
-import { loadDataset } from '../build/load.ts';
-import { publishSite } from '../build/publish.ts';
-import { validateGrainFile } from '../build/validate.ts';
-import { buildSite } from './helpers/build.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { publishSite } from '../build/publish/publish.ts';
+import { cropYearOf } from '../build/validate/crop-years.ts';
+import { buildSite, testChecks, validateGrainFile } from './helpers/build.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { injectGet, injectRegister } from './helpers/inject.ts';
@@ -72,7 +71,7 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
 
   it('check-authority finds both cells', () => {
     const file = loadDataset(dataset).grains.find((f) => f.file === 'grains/CWRS.yaml')!;
-    const theirs = authorityRecord(readFileSync(join(pages, CWRS), 'utf8'), file);
+    const theirs = authorityRecord(readFileSync(join(pages, CWRS), 'utf8'), file, testChecks());
     const d = compareRecords(validateGrainFile(file).record!, theirs.record!);
     assert.deepEqual(
       d.map((x) => [x.where, x.dataset, x.authority]),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadDataset } from '../build/load.ts';
-import { formatError, validateDataset } from '../build/validate.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { formatError } from '../build/validate/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 import { baseChangelog, baseGrain, writeDataset } from './helpers/dataset.ts';
 
 const validate = (grain: string, extra: { changelog?: string; index?: string } = {}) =>

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { publishSite } from '../build/publish.ts';
+import { publishSite } from '../build/publish/publish.ts';
 import { POINTER_FILE, pointerFor } from '../build/site-format.ts';
 import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
-import { changelogOrder } from '../build/compile.ts';
+import { changelogOrder } from '../build/compile/compile.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { CODES, MESSAGES } from '../gateway/errors.ts';
 import { INTERFACE_NINE, OTHER_WHEAT } from './helpers/dataset.ts';

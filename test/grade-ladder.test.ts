@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type Context, grade, metAbove } from '../build/client/grade.ts';
-import { loadDataset } from '../build/load.ts';
+import { loadDataset } from '../build/load/load.ts';
 import type { Factor, GrainRecord } from '../build/types.ts';
-import { formatError, validateDataset } from '../build/validate.ts';
+import { formatError } from '../build/validate/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 import { baseGrain, writeDataset } from './helpers/dataset.ts';
 import { cleanSample } from './helpers/fallthroughs.ts';
 

@@ -15,12 +15,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { gradeCommand } from '../build/client/cli/grade-command.ts';
 import type { grade as gradeFn } from '../build/client/grade.ts';
-import { suiteGaps } from '../build/client/grade-suite/coverage.ts';
-import type { SuiteGroup } from '../build/client/grade-suite/index.ts';
+import type { SuiteGroup } from '../build/client/grade-suite/suite.ts';
 import type { GrainRecord } from '../build/types.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { fallthroughSamples } from './helpers/fallthroughs.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { suiteGaps } from './helpers/grade-suite-coverage.ts';
 import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 /**

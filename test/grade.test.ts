@@ -15,9 +15,9 @@ import {
   roundTo,
   type Sample,
 } from '../build/client/grade.ts';
-import { loadDataset } from '../build/load.ts';
+import { loadDataset } from '../build/load/load.ts';
 import type { Factor, GrainRecord } from '../build/types.ts';
-import { validateDataset } from '../build/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 
 const root = join(import.meta.dirname, '..');
 

@@ -6,15 +6,16 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { cellFromAuthority, readCell } from '../build/cells.ts';
-import { authorityRecord, compareRecords } from '../build/import/check.ts';
-import { draftGrain, type GrainMeta, proposeConditions, readHeader } from '../build/import/draft.ts';
+import { authorityRecord, compareRecords } from '../build/import/check-authority.ts';
+import { draftGrain, type GrainMeta, readHeader } from '../build/import/draft-grain.ts';
 import { toYaml, updateYaml } from '../build/import/grain-yaml.ts';
 import { importPage } from '../build/import/import-page.ts';
 import { parsePage } from '../build/import/parse-page.ts';
+import { proposeConditions } from '../build/import/propose.ts';
 import { readPage, readPageIndex } from '../build/import/read-page.ts';
-import { loadDataset, loadYaml } from '../build/load.ts';
-import { validateGrainFile } from '../build/validate.ts';
+import { loadDataset, loadYaml } from '../build/load/load.ts';
+import { cellFromAuthority, readCell } from '../build/validate/cells.ts';
+import { testChecks, validateGrainFile } from './helpers/build.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -409,10 +410,14 @@ describe('draft grain files', () => {
     const out = tempDir('import');
     mkdirSync(join(out, 'grains'));
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'build/import/cli.ts'), ...args, '--out', out], {
-        encoding: 'utf8',
-        cwd: root,
-      });
+      spawnSync(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'build/import/import-cli.ts'), ...args, '--out', out],
+        {
+          encoding: 'utf8',
+          cwd: root,
+        },
+      );
     const ambiguous = run([join(fixtures, 'two-section-page.html'), 'CWT']);
     assert.equal(ambiguous.status, 2);
     assert.match(ambiguous.stderr, /--section "Oats, Canada Western Test Yellow or Mixed \(CWT\)"/);
@@ -448,7 +453,7 @@ suite('the shared authority pages', !existsSync(shared) && 'no ../shared/authori
       assert.ok(page, `a shared page for ${record!.grain_id}`);
       assert.equal(record!.source_url, page.sourceUrl);
       assert.equal(record!.last_scraped, `${page.retrieved}T00:00:00Z`);
-      const theirs = authorityRecord(readFileSync(join(shared, page.file), 'utf8'), file);
+      const theirs = authorityRecord(readFileSync(join(shared, page.file), 'utf8'), file, testChecks());
       assert.ok(theirs.record, theirs.problem);
       assert.deepEqual(compareRecords(record!, theirs.record!), []);
     });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { TYPES_DIR } from '../build/client/package/layout.ts';
+import { TYPES_DIR } from '../build/client/package/package-layout.ts';
 import { ROUTE_NAMES, ROUTES } from '../build/site-format.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -18,7 +18,7 @@ function sources(dir: string, ends = ['.ts']): string[] {
     readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
       .filter((e) => e.isFile() && ends.some((end) => e.name.endsWith(end)))
       .map((e) => relative(root, join(e.parentPath, e.name)))
-      // the client package's declarations are the compiler's output, not a source (build/client/package/layout.ts)
+      // the client package's declarations are the compiler's output, not a source (client/package/package-layout.ts)
       .filter((file) => !file.startsWith(`${TYPES_DIR}/`))
       .sort()
   );

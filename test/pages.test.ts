@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadDataset } from '../build/load.ts';
-import { buildOpenApi } from '../build/openapi.ts';
+import { buildOpenApi } from '../build/compile/openapi.ts';
+import { loadDataset } from '../build/load/load.ts';
 import { renderDocs } from '../build/pages/docs.ts';
 import { renderHome } from '../build/pages/home.ts';
 import { html, raw } from '../build/pages/html.ts';
 import { registrationForm } from '../build/pages/register-form.ts';
-import { validateDataset } from '../build/validate.ts';
+import { validateDataset } from './helpers/build.ts';
 import { root } from './helpers/gateway.ts';
 
 const HOSTILE = '<script>alert("x")</script>\'&';

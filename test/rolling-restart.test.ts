@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { bundleNode } from '../build/bundle-node.mjs';
+import { bundleNode } from '../scripts/bundle-node.mjs';
 import { tempDir } from './helpers/dataset.ts';
 import {
   type ChildGateway,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { publishSite } from '../build/publish.ts';
+import { publishSite } from '../build/publish/publish.ts';
 import { buildSite } from './helpers/build.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';

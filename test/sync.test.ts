@@ -11,11 +11,10 @@ import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ApiError, createClient } from '../build/client/api.ts';
 import { syncMirror } from '../build/client/sync.ts';
-import { loadDataset } from '../build/load.ts';
-import { publishSite } from '../build/publish.ts';
-import { validateDataset } from '../build/validate.ts';
+import { loadDataset } from '../build/load/load.ts';
+import { publishSite } from '../build/publish/publish.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
-import { buildSite, siteFromDataset } from './helpers/build.ts';
+import { buildSite, siteFromDataset, validateDataset } from './helpers/build.ts';
 import { baseChangelog, baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 

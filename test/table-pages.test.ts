@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'parse5';
 import { draftChangelog } from '../build/changelog/files.ts';
-import type { EmittedSite } from '../build/emit.ts';
+import type { EmittedSite } from '../build/emit/emit.ts';
 import { type Build, bodyPath, grainKey, readBuild, tableKey } from '../build/site-format.ts';
 import type { GrainRecordBody, Threshold } from '../build/types.ts';
 import { buildSite } from './helpers/build.ts';

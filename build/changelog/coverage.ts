@@ -1,54 +1,12 @@
-// What the changelog covers, kept in the dataset (dataset/covered/, written only by
-// `npm run changelog`) so that the build's guard holds on a clean checkout with no build beside it
-// (docs/dataset-editing.md, "Every change has an entry"):
-//   covered/<GRAIN_ID>.json  the class's published record as of the newest entry naming it
-//   covered/changelog.json   every recorded entry's id and SHA-256: published entries are append-only
-//   covered/past/<GRAIN_ID>.<YYYY-YY>.json  the class's last record of a past crop year (kept when
-//                            an entry moves the class to a new year: GET …?crop_year= serves it)
+// What the changelog covers, written into the dataset by `npm run changelog` (read by
+// load/covered.ts, which says the folder's layout): the files' text, and each entry's digest.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type PastYears, yearSlug } from '../crop-years.ts';
-import { type DatasetError, datasetError } from '../dataset-error.ts';
-import { GRAIN_ID_SOURCE, SCHEMA_VERSION } from '../site-format.ts';
-import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
-import type { RecordBody } from './diff.ts';
+import { publishedEntry } from '../compile/published.ts';
+import { type Coverage, ENTRIES_FILE, PAST_DIR } from '../load/covered.ts';
+import type { SourceEntry } from '../types.ts';
+import { yearSlug } from '../validate/crop-years.ts';
 
-export const COVERED_DIR = 'covered';
-export const ENTRIES_FILE = 'changelog.json';
-export const PAST_DIR = 'past';
-/** A past year's file: `<GRAIN_ID>.2024-25.json` (crop-years.ts, yearSlug). */
-const PAST_FILE = new RegExp(`^(${GRAIN_ID_SOURCE})\\.(\\d{4})-(\\d{2})\\.json$`);
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
-
-interface CoveredRecord {
-  /** The id of the newest entry that names the class. */
-  covered_by: string;
-  /** The record as published then; null once an entry removed the class. */
-  record: RecordBody | null;
-}
-
-export interface Coverage {
-  /** In the order they were recorded. */
-  entries: { id: string; sha256: string }[];
-  records: Map<string, CoveredRecord>;
-  /** Each class's last record of every past crop year. */
-  past: PastYears;
-}
-
-/** A record exactly as GET /api/grains/{grain_id} publishes it. */
-export const publishedRecord = (g: GrainRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
-
-/** An entry exactly as GET /api/changelog publishes it: fields in the schema's order. */
-export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({
-  id: e.id,
-  crop_year: e.crop_year,
-  effective_date: e.effective_date,
-  grain_ids_affected: e.grain_ids_affected,
-  summary: e.summary,
-  created_at: e.created_at,
-  changes: e.changes ?? null,
-});
 
 export const entryDigest = (e: SourceEntry) =>
   createHash('sha256')
@@ -68,56 +26,4 @@ export function coverageFiles(coverage: Coverage): Map<string, string> {
     }
   }
   return files;
-}
-
-/** null when the dataset has no covered/ folder; errors name the file that cannot be read. */
-export function readCoverage(root: string): { coverage: Coverage | null; errors: DatasetError[] } {
-  const dir = join(root, COVERED_DIR);
-  if (!existsSync(dir)) return { coverage: null, errors: [] };
-  const errors: DatasetError[] = [];
-  const read = (name: string): Record<string, unknown> | null => {
-    try {
-      const value = JSON.parse(readFileSync(join(dir, name), 'utf8'));
-      if (value && typeof value === 'object' && !Array.isArray(value)) return value;
-    } catch {
-      // said below
-    }
-    errors.push(
-      datasetError(
-        `${COVERED_DIR}/${name}`,
-        '(file)',
-        'cannot be read as written by npm run changelog; restore it from version control',
-      ),
-    );
-    return null;
-  };
-  const entries = (read(ENTRIES_FILE)?.entries ?? []) as Coverage['entries'];
-  const records = new Map<string, CoveredRecord>();
-  for (const name of readdirSync(dir).sort()) {
-    if (name === ENTRIES_FILE || !name.endsWith('.json')) continue;
-    const r = read(name);
-    if (r && typeof r.covered_by === 'string') {
-      records.set(name.slice(0, -'.json'.length), { covered_by: r.covered_by, record: r.record as RecordBody | null });
-    }
-  }
-  const past: PastYears = new Map();
-  const pastDir = join(dir, PAST_DIR);
-  for (const name of existsSync(pastDir) ? readdirSync(pastDir).sort() : []) {
-    const m = PAST_FILE.exec(name);
-    const r = m ? read(`${PAST_DIR}/${name}`) : null;
-    if (!m || !r) continue;
-    const year = `${m[2]}/${m[3]}`;
-    if (r.crop_year !== year || (r.record as RecordBody | null)?.effective_crop_year !== year) {
-      errors.push(
-        datasetError(
-          `${COVERED_DIR}/${PAST_DIR}/${name}`,
-          'crop_year',
-          `is not the record of ${year} its name says; restore it from version control`,
-        ),
-      );
-      continue;
-    }
-    past.set(m[1]!, new Map([...(past.get(m[1]!) ?? []), [year, r.record as RecordBody]]));
-  }
-  return { coverage: { entries, records, past }, errors };
 }

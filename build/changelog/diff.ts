@@ -3,19 +3,8 @@
 // cell; a factor's own field, one row; any other field of the record, one row with the whole value.
 // Added or removed factors and grades carry the whole object; a change to the groups' layout (a
 // group added, renamed or reordered, a factor moved) is one row, `factor_groups`, with the layout.
+import type { RecordBody } from '../load/covered.ts';
 import type { Change } from '../types.ts';
-
-/** A published record body as JSON gives it back: only the parts the diff walks are typed. */
-export interface RecordBody {
-  grain_id: string;
-  factor_groups: { group_id: string; group_label: string; factors: FactorBody[] }[];
-  [field: string]: unknown;
-}
-interface FactorBody {
-  factor_id: string;
-  thresholds: Record<string, Record<string, unknown>>;
-  [field: string]: unknown;
-}
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 

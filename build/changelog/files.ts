@@ -5,13 +5,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { replaceFiles } from '../atomic-write.mjs';
-import type { DatasetError } from '../dataset-error.ts';
-import { loadDataset } from '../load.ts';
+import type { RecordBody } from '../load/covered.ts';
+import { COVERED_DIR, type Coverage, PAST_DIR } from '../load/covered.ts';
+import type { DatasetError } from '../load/dataset-error.ts';
+import { loadDataset } from '../load/load.ts';
 import type { SourceEntry } from '../types.ts';
-import { validateDataset } from '../validate.ts';
-import { COVERED_DIR, type Coverage, coverageFiles, PAST_DIR } from './coverage.ts';
-import type { RecordBody } from './diff.ts';
-import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft.ts';
+import { createSchemaChecks } from '../validate/schema-errors.ts';
+import { validateDataset } from '../validate/validate.ts';
+import { coverageFiles } from './coverage.ts';
+import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft-entries.ts';
 import { entryErrors, unloggedChanges } from './guard.ts';
 
 /** changelog.yaml with the entries appended, checked to read back as the old entries and the new. */
@@ -42,7 +44,7 @@ function writeDatasetFiles(root: string, coverage: Coverage, changelog?: string)
 export function startCoverage(root: string): string | null {
   const loaded = loadDataset(root);
   if (loaded.coverage) return `${COVERED_DIR}/ exists already: the changelog's coverage is started once`;
-  const { errors, dataset } = validateDataset(loaded);
+  const { errors, dataset } = validateDataset(loaded, createSchemaChecks());
   if (!dataset) return `the dataset has ${errors.length} error(s); npm run build lists them`;
   const { coverage, uncovered } = baselineCoverage(dataset);
   if (!coverage) return `no changelog entry names ${uncovered.join(', ')}: add the entry that published it first`;
@@ -62,7 +64,7 @@ export function draftChangelog(
   opts: DraftOptions & { oldRecords?: Map<string, RecordBody> },
 ): DraftResult {
   const loaded = loadDataset(root);
-  const { errors, dataset } = validateDataset(loaded);
+  const { errors, dataset } = validateDataset(loaded, createSchemaChecks());
   if (!dataset) return { ok: false, reason: `the dataset has ${errors.length} error(s); fix them first`, errors };
   if (!loaded.coverage) {
     return { ok: false, reason: `${COVERED_DIR}/ is missing: restore it, or start it once with --baseline`, errors };

@@ -3,13 +3,16 @@
 // was not drafted by `npm run changelog` stops the build, each said as an error at its file and line.
 // It compares what clients receive (the published record), so a change the code makes to every
 // record is caught as surely as an editor's.
-import { entryYearProblems } from '../crop-years.ts';
-import type { DatasetError } from '../dataset-error.ts';
-import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load.ts';
+
+import { publishedRecord } from '../compile/published.ts';
+import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordBody } from '../load/covered.ts';
+import type { DatasetError } from '../load/dataset-error.ts';
+import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { Change } from '../types.ts';
-import type { Dataset } from '../validate.ts';
-import { COVERED_DIR, type Coverage, ENTRIES_FILE, entryDigest, publishedRecord } from './coverage.ts';
-import { describeChange, diffRecords, type RecordBody } from './diff.ts';
+import { entryYearProblems } from '../validate/crop-years.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { entryDigest } from './coverage.ts';
+import { describeChange, diffRecords } from './diff.ts';
 
 export interface Unlogged {
   grain_id: string;

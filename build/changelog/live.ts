@@ -3,7 +3,9 @@
 // by an entry the live build does not have yet (docs/dataset-editing.md, "Every change has an entry").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readPointer } from '../publish.ts';
+import { publishedRecord } from '../compile/published.ts';
+import type { RecordBody } from '../load/covered.ts';
+import { readPointer } from '../publish/publish.ts';
 import {
   bodyPath,
   CHANGELOG_MAX_LIMIT,
@@ -13,9 +15,8 @@ import {
   routeOf,
   yearOfKey,
 } from '../site-format.ts';
-import type { Dataset } from '../validate.ts';
-import { publishedRecord } from './coverage.ts';
-import { diffRecords, type RecordBody } from './diff.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { diffRecords } from './diff.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface LiveBuild {

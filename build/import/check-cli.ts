@@ -4,11 +4,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadDataset } from '../load.ts';
+import { loadDataset } from '../load/load.ts';
 import { DEFAULT_DIRS } from '../site-format.ts';
-import { validateGrainFile } from '../validate.ts';
-import { authorityRecord, compareRecords, type Difference } from './check.ts';
-import type { SourceGrain } from './draft.ts';
+import { createSchemaChecks } from '../validate/schema-errors.ts';
+import { validateGrainFile } from '../validate/validate.ts';
+import { authorityRecord, compareRecords, type Difference } from './check-authority.ts';
+import type { SourceGrain } from './draft-grain.ts';
 import { readPageIndex } from './read-page.ts';
 
 const { values } = parseArgs({
@@ -30,10 +31,11 @@ async function pageFor(url: string): Promise<string> {
 
 async function main(): Promise<number> {
   const ds = loadDataset(resolve(values.dataset!));
+  const checks = createSchemaChecks();
   const differences: Difference[] = [];
   let problems = 0;
   for (const file of ds.grains) {
-    const { record, errors } = validateGrainFile(file);
+    const { record, errors } = validateGrainFile(file, checks);
     const src = file.data as SourceGrain | undefined;
     if (!record || !src) {
       console.error(`${file.file}: cannot be read; npm run build shows why`);
@@ -43,7 +45,7 @@ async function main(): Promise<number> {
     if (errors.length)
       console.error(`${file.file}: has ${errors.length} error(s) (npm run build lists them); compared all the same`);
     try {
-      const theirs = authorityRecord(await pageFor(src.source_url), file);
+      const theirs = authorityRecord(await pageFor(src.source_url), file, checks);
       if (!theirs.record) {
         console.error(`${src.grain_id}: ${theirs.problem}`);
         problems++;

@@ -4,8 +4,8 @@
 // comments, quoting and flow style stay as the editor left them. The same page imported twice
 // gives the same bytes; a changed cell changes its own line.
 import { Document, isMap, isScalar, isSeq, parseDocument, type Scalar, visit, type Node as YamlNode } from 'yaml';
-import { decimalsOf, PRINTED_NUMBER } from '../cells.ts';
 import type { SourceGrain } from '../types.ts';
+import { decimalsOf, PRINTED_NUMBER } from '../validate/cells.ts';
 
 /** How every grain file is written. */
 const YAML_OPTIONS = { lineWidth: 0, flowCollectionPadding: false } as const;

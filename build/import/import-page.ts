@@ -2,9 +2,9 @@
 // grain file, new (toYaml) or updated in place (grain-yaml.ts), or the reason it cannot be.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cropYearOf } from '../crop-years.ts';
-import { loadYamlFile } from '../load.ts';
-import { draftGrain, type GrainMeta, type SourceGrain } from './draft.ts';
+import { loadYamlFile } from '../load/load.ts';
+import { cropYearOf } from '../validate/crop-years.ts';
+import { draftGrain, type GrainMeta, type SourceGrain } from './draft-grain.ts';
 import { styledDocument, toYaml, updateYaml } from './grain-yaml.ts';
 import { parsePage } from './parse-page.ts';
 import type { FetchedPage } from './read-page.ts';

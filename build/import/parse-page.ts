@@ -1,6 +1,6 @@
 // Reads one of the authority's "primary grade determination" pages into a plain model of its
 // tables. Only what the page states is captured here; judgement (ids, aggregates, conditions) is
-// left to draft.ts and to the editor.
+// left to draft-grain.ts and to the editor.
 import { parse } from 'parse5';
 
 type Node = {
@@ -25,7 +25,7 @@ export interface PageRow {
   opensBlock: boolean;
 }
 
-interface PageTable {
+export interface PageTable {
   /** Caption before the last ", ": the record the table belongs to. */
   section: string;
   /** Caption after the last ", ": the group, e.g. "foreign material". */

@@ -1,7 +1,8 @@
 // The API reference's example answers (GET /docs), taken from this build's own data.
-import { publishedEntry } from '../changelog/coverage.ts';
+
 import { summaryOf } from '../client/summary.ts';
-import { changelogOrder } from '../compile.ts';
+import { changelogOrder } from '../compile/compile.ts';
+import { publishedEntry } from '../compile/published.ts';
 import {
   API_KEY_HEADER,
   changelogKey,
@@ -21,7 +22,7 @@ import {
   SLOTS,
 } from '../site-format.ts';
 import type { ChangelogEntry } from '../types.ts';
-import type { Dataset } from '../validate.ts';
+import type { Dataset } from '../validate/validate.ts';
 import type { Example } from './docs.ts';
 
 /** An operation's name in the OpenAPI document's terms: `GET /api/grains`. */

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from '../../build/build-site.ts';
 import { startCoverage } from '../../build/changelog/files.ts';
-import { publishSite } from '../../build/publish.ts';
+import { publishSite } from '../../build/publish/publish.ts';
 import { emitReport } from './context.ts';
 
 const real = resolve('dataset');

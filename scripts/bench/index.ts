@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readPointer } from '../../build/publish.ts';
+import { readPointer } from '../../build/publish/publish.ts';
 import { readBuild } from '../../build/site-format.ts';
 import { type Bench, HEALTH, NGINX_MISSING, RECORD, REGISTER, runBench } from './context.ts';
 import { seedAccounts, unknownKeys } from './data.ts';

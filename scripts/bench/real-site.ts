@@ -1,7 +1,7 @@
 // The site every bench serves: the real dataset, built and published in this run's work folder.
 import { join } from 'node:path';
 import { buildSite } from '../../build/build-site.ts';
-import { publishSite } from '../../build/publish.ts';
+import { publishSite } from '../../build/publish/publish.ts';
 import { type Bench, root } from './context.ts';
 
 /** Builds and publishes the real dataset; its folder is the gateway's SITE_DIR. */

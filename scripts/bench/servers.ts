@@ -71,7 +71,9 @@ export interface Checkout {
  */
 export function bundleForBench(checkout: Checkout) {
   if (existsSync(join(checkout.bundleDir, 'gateway.js'))) return;
-  const run = spawnSync(process.execPath, ['build/bundle-node.mjs', checkout.bundleDir], {
+  // a ref from before the bundler moved to scripts/ keeps it in build/
+  const bundler = ['scripts/bundle-node.mjs', 'build/bundle-node.mjs'].find((f) => existsSync(join(checkout.dir, f)));
+  const run = spawnSync(process.execPath, [bundler ?? 'scripts/bundle-node.mjs', checkout.bundleDir], {
     cwd: checkout.dir,
     stdio: [0, 2, 2],
   });

@@ -1,15 +1,17 @@
-// The build as the tests call it, with an encoding cache (build/emit.ts, EncodingCache) shared by
-// every test process and run: the many builds of mostly the same bodies (pages' scripts, client
-// modules, the suite, the real dataset's records) compress each body once on this machine instead
-// of once a process. An entry is keyed by the body's hash, the coding and the quality, and by this
-// Node's zlib and brotli, so it is the bytes a build without it makes; it is written whole (beside,
-// then renamed) so a reader never sees half of one.
+// The build as the tests call it: one kit for the test file's process (build-site.ts, BuildKit), so
+// the many builds of mostly the same bodies compile the schemas, read the assets and bundle the
+// client once; and one encoding cache (build/emit/emit.ts, EncodingCache) shared by every test
+// process and run, so a body is compressed once on this machine, not once a process. An entry is
+// keyed by the body's hash, the coding and the quality, and by this Node's zlib and brotli, so it is
+// the bytes a build without it makes; it is written whole (beside, then renamed) so a reader never
+// sees half of one.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as build from '../../build/build-site.ts';
-import type { EncodingCache } from '../../build/emit.ts';
-import type { Dataset } from '../../build/validate.ts';
+import type { LoadedDataset, LoadedFile } from '../../build/load/load.ts';
+import { createSchemaChecks, type SchemaChecks } from '../../build/validate/schema-errors.ts';
+import * as validate from '../../build/validate/validate.ts';
 
 const { zlib, brotli } = process.versions;
 const dir = join(tmpdir(), `grain-test-encodings-zlib${zlib}-brotli${brotli}`);
@@ -35,7 +37,15 @@ class SharedEncodings extends Map<string, Buffer> {
     return super.set(key, bytes);
   }
 }
-const encodings: EncodingCache = new SharedEncodings();
 
-export const buildSite = (datasetDir: string) => build.buildSite(datasetDir, encodings);
-export const siteFromDataset = (dataset: Dataset) => build.siteFromDataset(dataset, encodings);
+let checks: SchemaChecks | undefined;
+let kit: build.BuildKit | undefined;
+/** Made at first use: a test that only validates does not bundle the client. */
+export const testChecks = () => (checks ??= createSchemaChecks());
+export const testKit = () => (kit ??= build.buildKit({ encodings: new SharedEncodings(), checks: testChecks() }));
+
+export const buildSite = (datasetDir: string, options: { siteDir?: string } = {}) =>
+  build.buildSite(datasetDir, { ...options, kit: testKit() });
+export const siteFromDataset = (dataset: validate.Dataset) => build.siteFromDataset(dataset, testKit());
+export const validateDataset = (loaded: LoadedDataset) => validate.validateDataset(loaded, testChecks());
+export const validateGrainFile = (file: LoadedFile) => validate.validateGrainFile(file, testChecks());

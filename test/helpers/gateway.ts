@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { publishSite } from '../../build/publish.ts';
+import { publishSite } from '../../build/publish/publish.ts';
 import { POINTER_FILE } from '../../build/site-format.ts';
 import { loadConfig } from '../../gateway/config.ts';
 import { type Gateway, startGateway } from '../../gateway/server.ts';

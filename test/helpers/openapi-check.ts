@@ -16,7 +16,7 @@ interface Answer {
 
 /**
  * The document with the build's own schemas in place of the published ones, which are open to
- * additions (build/openapi-open.ts): every body a test validates is held to the exact field sets.
+ * additions (build/compile/openapi-open.ts): every body a test validates is held to the exact field sets.
  */
 export const strictDocument = (doc: Json): Json => ({
   ...doc,

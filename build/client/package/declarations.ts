@@ -6,10 +6,10 @@
 // test/client-package.test.ts fails when they are stale.
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { root } from '../../project-root.mjs';
+import { projectRoot } from '../../project-root.mjs';
 import { GradeAnswerFields } from '../../schema/grade-result.ts';
 import { responseSchemas } from '../../schema/responses.ts';
-import { DECLARED_ENTRIES, TYPES_DIR } from './layout.ts';
+import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
 import { schemaDeclarations } from './schema-types.ts';
 
 const SOURCE_ROOT = 'build';
@@ -37,6 +37,7 @@ function typesDeclaration(): string {
 
 /** Path under types/ → text, for every declaration file the entries reach. */
 export function clientDeclarations(): Map<string, string> {
+  const root = projectRoot();
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, 'tsconfig.json'),
     {},

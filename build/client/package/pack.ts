@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildSync } from 'esbuild';
-import { root } from '../../project-root.mjs';
-import { type TarFile, tarGz } from '../../tar.ts';
-import { DECLARED_ENTRIES, TYPES_DIR } from './layout.ts';
+import { projectRoot } from '../../project-root.mjs';
+import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
+import { type TarFile, tarGz } from './tar.ts';
 import { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
 
 export const CLIENT_PACKAGE = 'grain-tables-client';
@@ -54,6 +54,7 @@ function manifest() {
 }
 
 function bundles(): TarFile[] {
+  const root = projectRoot();
   const out = buildSync({
     absWorkingDir: root,
     entryPoints: BUNDLES,
@@ -77,7 +78,7 @@ function bundles(): TarFile[] {
 }
 
 function declarations(): TarFile[] {
-  const dir = join(root, TYPES_DIR);
+  const dir = join(projectRoot(), TYPES_DIR);
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => {
@@ -88,6 +89,7 @@ function declarations(): TarFile[] {
 
 /** The package's files, by their path inside it. */
 function clientPackageFiles(): TarFile[] {
+  const root = projectRoot();
   return [
     { path: 'package.json', bytes: Buffer.from(`${JSON.stringify(manifest(), null, 2)}\n`) },
     { path: 'README.md', bytes: readFileSync(join(root, HERE, 'README.md')) },

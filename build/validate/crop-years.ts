@@ -2,11 +2,8 @@
 // A record's effective_crop_year is the crop year of its last_scraped (when its table was last
 // verified against the authority's page); an entry's crop_year is its records'. These are the
 // checks the build makes of both, and the years each class was published for.
-import type { RecordBody } from './changelog/diff.ts';
-import type { GrainRecord, SourceEntry } from './types.ts';
-
-/** Each class's last record of every past crop year it was published for: grain id → crop year → record. */
-export type PastYears = Map<string, Map<string, RecordBody>>;
+import type { PastYears, RecordBody } from '../load/covered.ts';
+import type { GrainRecord, SourceEntry } from '../types.ts';
 
 /** The crop year a UTC timestamp falls in: 2026-07-31T… → 2025/26, 2026-08-01T… → 2026/27. */
 export function cropYearOf(timestamp: string): string {

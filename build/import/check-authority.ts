@@ -3,10 +3,11 @@
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
 import { printedValue } from '../client/printed.ts';
-import { type LoadedFile, loadYaml } from '../load.ts';
+import { type LoadedFile, loadYaml } from '../load/load.ts';
 import type { Factor, GrainRecord, Threshold } from '../types.ts';
-import { validateGrainFile } from '../validate.ts';
-import { draftGrain, type SourceGrain } from './draft.ts';
+import type { SchemaChecks } from '../validate/schema-errors.ts';
+import { validateGrainFile } from '../validate/validate.ts';
+import { draftGrain, type SourceGrain } from './draft-grain.ts';
 import { toYaml } from './grain-yaml.ts';
 import { parsePage } from './parse-page.ts';
 
@@ -26,12 +27,16 @@ const cell = (t: Threshold | undefined) =>
       : `${t.value_type}${t.value !== null ? ` "${t.value}"` : ''}${t.threshold_note ? ` [${t.threshold_note}]` : ''}`;
 
 /** The record the authority's page gives for a grain file's section. */
-export function authorityRecord(html: string, file: LoadedFile): { record?: GrainRecord; problem?: string } {
+export function authorityRecord(
+  html: string,
+  file: LoadedFile,
+  checks: SchemaChecks,
+): { record?: GrainRecord; problem?: string } {
   const src = file.data as SourceGrain;
   const section = parsePage(html).sections.find((s) => s.name === src.source_section);
   if (!section) return { problem: `the page has no section "${src.source_section}"` };
   const draft = draftGrain(section, src, src);
-  const { record, errors } = validateGrainFile(loadYaml(toYaml(draft, ''), `${src.grain_id} (authority)`));
+  const { record, errors } = validateGrainFile(loadYaml(toYaml(draft, ''), `${src.grain_id} (authority)`), checks);
   if (!record) return { problem: errors.map((e) => e.message).join('; ') };
   return { record };
 }

@@ -3,13 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { type Document, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { type Coverage, readCoverage } from './changelog/coverage.ts';
+import { GRAIN_ID_PATTERN } from '../site-format.ts';
+import { type Coverage, readCoverage } from './covered.ts';
 import { type DatasetError, datasetError } from './dataset-error.ts';
-import { GRAIN_ID_PATTERN } from './site-format.ts';
 
 const GRAIN_ID = new RegExp(GRAIN_ID_PATTERN);
 
 export type Path = (string | number)[];
+/** What is wrong in a file, and where: errorAt locates it (line, column) as a DatasetError. */
+export type Problem = { at: Path; message: string };
 
 export interface LoadedFile {
   file: string;

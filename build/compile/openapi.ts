@@ -2,9 +2,8 @@
 // paths, methods, and which need a key) and the same schemas the tests validate bodies against,
 // published open to additions (openapi-open.ts). Statuses and headers follow docs/contract.md;
 // HEAD is declared wherever GET is.
-import { openToAdditions } from './openapi-open.ts';
-import { headOf, operations } from './openapi-operations.ts';
-import { componentsOf, responseSchemas } from './schema/responses.ts';
+
+import { componentsOf, responseSchemas } from '../schema/responses.ts';
 import {
   API_KEY_HEADER,
   LIVE_KEYS_PER_ACCOUNT,
@@ -13,8 +12,10 @@ import {
   ROUTES,
   SCHEMA_VERSION,
   SLOTS,
-} from './site-format.ts';
-import type { Dataset } from './validate.ts';
+} from '../site-format.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { openToAdditions } from './openapi-open.ts';
+import { headOf, operations } from './openapi-operations.ts';
 
 /** Whose the tables are, and what this project does not claim about their reuse. */
 export const DATA_TERMS =

@@ -2,8 +2,9 @@
 // class with five cases or more, all three results, and each footnote rule, floor rule, track,
 // region and colour a record holds, a value exactly at a limit and one decimal past one. The
 // tests assert the list of gaps is empty; a new rule in the data without a case is a gap.
-import type { GrainRecord } from '../../types.ts';
-import type { SuiteGroup } from './define.ts';
+
+import type { SuiteGroup } from '../../build/client/grade-suite/define.ts';
+import type { GrainRecord } from '../../build/types.ts';
 
 export function suiteGaps(suite: SuiteGroup[], records: GrainRecord[]): string[] {
   const gaps: string[] = [];

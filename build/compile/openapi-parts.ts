@@ -7,7 +7,7 @@ import {
   JSON_MEDIA_TYPE,
   ROUTES,
   rateLimitPolicy,
-} from './site-format.ts';
+} from '../site-format.ts';
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const jsonBody = (schema: string, description: string) => ({

@@ -1,6 +1,6 @@
 // The grammar of one threshold cell in a grain file: what an editor may write, and what it means.
 // Kept in one place so the importer writes exactly what the build reads back.
-import type { Direction, Threshold, ValueType } from './types.ts';
+import type { Direction, Threshold, ValueType } from '../types.ts';
 
 /** A number as the authority prints it: digits, optionally a point and more digits. */
 export const PRINTED_NUMBER = /^\d+(?:\.\d+)?$/;

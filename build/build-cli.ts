@@ -1,16 +1,15 @@
 // npm run build [-- --dataset DIR --out DIR]: validate the dataset, check that every change to a
 // published record is named by a changelog entry (against what the dataset's changelog covers and
 // against the build live in --out), then publish every response body. It runs as its bundle
-// (scripts/run.mjs makes the bundles first when the sources changed: build/bundle-node.mjs).
+// (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSite } from './build-site.ts';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
-import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
-import { publishSite } from './publish.ts';
+import { publishSite } from './publish/publish.ts';
 import { DEFAULT_DIRS } from './site-format.ts';
-import { formatError } from './validate.ts';
+import { formatError } from './validate/validate.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,7 +19,7 @@ const { values } = parseArgs({
 });
 const started = performance.now();
 const out = resolve(values.out!);
-const result = buildSite(resolve(values.dataset!));
+const result = buildSite(resolve(values.dataset!), { siteDir: out });
 
 /** Each class's changes in a line, and the command that drafts their entry. */
 function sayUnlogged(unlogged: Unlogged[], against: string) {
@@ -31,20 +30,19 @@ function sayUnlogged(unlogged: Unlogged[], against: string) {
   console.error(`Draft the entry, review it, build again and commit:\n  ${DRAFT_COMMAND}`);
 }
 
+if (!result.ok && result.against) {
+  for (const u of result.unlogged) for (const c of u.changes) console.error(`${u.grain_id}: ${describeChange(c)}`);
+  sayUnlogged(result.unlogged, `against the live build ${result.against.build_id} in ${out}`);
+  console.error('\nnothing was published.');
+  process.exit(1);
+}
 if (!result.ok) {
   for (const e of result.errors) console.error(formatError(e));
   sayUnlogged(result.unlogged, 'against what the changelog covers, dataset/covered/');
   console.error(`\n${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; nothing was published.`);
   process.exit(1);
 }
-const live = readLiveBuild(out);
-const silent = live ? unloggedAgainstLive(result.dataset, live) : [];
-if (live && silent.length) {
-  for (const u of silent) for (const c of u.changes) console.error(`${u.grain_id}: ${describeChange(c)}`);
-  sayUnlogged(silent, `against the live build ${live.build_id} in ${out}`);
-  console.error('\nnothing was published.');
-  process.exit(1);
-}
+const { live } = result;
 const { manifest, files } = result.site;
 const { dir, reused } = publishSite(out, result.site);
 const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);

@@ -11,7 +11,7 @@ import {
   isPage,
   MANIFEST_FILE,
   type Manifest,
-} from './site-format.ts';
+} from '../site-format.ts';
 
 /** What a route's body is: JSON but the pages (site-format.ts, isPage), the assets and the client package. */
 function kindOf(route: string): BodyKind {

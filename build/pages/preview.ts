@@ -6,16 +6,17 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COVERED_DIR, publishedRecord } from './changelog/coverage.ts';
-import { diffRecords, type RecordBody } from './changelog/diff.ts';
-import { readLiveBuild } from './changelog/live.ts';
-import { html } from './pages/html.ts';
-import { renderTablePage } from './pages/table-page.ts';
-import { renderTablesIndex } from './pages/tables-index.ts';
-import { root } from './project-root.mjs';
-import { fileIn } from './site-format.ts';
-import type { Change } from './types.ts';
-import type { Dataset } from './validate.ts';
+import { diffRecords } from '../changelog/diff.ts';
+import { readLiveBuild } from '../changelog/live.ts';
+import { publishedRecord } from '../compile/published.ts';
+import { COVERED_DIR, type RecordBody } from '../load/covered.ts';
+import { projectRoot } from '../project-root.mjs';
+import { fileIn } from '../site-format.ts';
+import type { Change } from '../types.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { html } from './html.ts';
+import { renderTablePage } from './table-page.ts';
+import { renderTablesIndex } from './tables-index.ts';
 
 /** What the working tree is compared with: its records by class, and how the pages name it. */
 export interface Baseline {
@@ -78,6 +79,7 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
     files.set(`tables/${page(g.grain_id)}`, localLinks(text));
   }
   files.set('tables/index.html', localLinks(renderTablesIndex(dataset.grains, page)));
-  for (const name of ASSETS) files.set(`assets/${name}`, readFileSync(join(root, 'build/pages/assets', name), 'utf8'));
+  for (const name of ASSETS)
+    files.set(`assets/${name}`, readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8'));
   return { files, changed };
 }

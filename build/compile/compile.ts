@@ -1,11 +1,9 @@
 // Pure: a validated dataset → the body of every response the data endpoints can give (the list,
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
-import { publishedEntry, publishedRecord } from './changelog/coverage.ts';
-import type { RecordBody } from './changelog/diff.ts';
-import { summaryOf } from './client/summary.ts';
-import { yearsOf } from './crop-years.ts';
-import type { OpenApi } from './openapi.ts';
+
+import { summaryOf } from '../client/summary.ts';
+import type { RecordBody } from '../load/covered.ts';
 import {
   CHANGELOG_MAX_LIMIT,
   changelogKey,
@@ -15,9 +13,12 @@ import {
   ROUTES,
   SCHEMA_VERSION,
   snapshotKey,
-} from './site-format.ts';
-import type { SourceEntry } from './types.ts';
-import type { Dataset } from './validate.ts';
+} from '../site-format.ts';
+import type { SourceEntry } from '../types.ts';
+import { yearsOf } from '../validate/crop-years.ts';
+import type { Dataset } from '../validate/validate.ts';
+import type { OpenApi } from './openapi.ts';
+import { publishedEntry, publishedRecord } from './published.ts';
 
 /** docs/contract.md: effective_date descending, then created_at descending, then id ascending. */
 type Ordered = Pick<SourceEntry, 'effective_date' | 'created_at' | 'id'>;

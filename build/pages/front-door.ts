@@ -1,15 +1,16 @@
 // Pure: a validated dataset → the front door's bodies: the pages (GET /, /docs, /grade, the tables) and the
 // templates of the answers to the registration and recovery forms, which the gateway fills per request.
-import type { OpenApi } from './openapi.ts';
-import { renderDocs } from './pages/docs.ts';
-import { referenceExamples } from './pages/examples.ts';
-import { renderGradePage } from './pages/grade.ts';
-import { renderHome } from './pages/home.ts';
-import { renderRecoverConfirm, renderRecoverRequest, renderRecoverSent } from './pages/recovery-pages.ts';
-import { renderRegisterError, renderRegistered } from './pages/registration-pages.ts';
-import { PAGE_TEMPLATES, ROUTES } from './site-format.ts';
-import { tableBodies } from './table-pages.ts';
-import type { Dataset } from './validate.ts';
+
+import type { OpenApi } from '../compile/openapi.ts';
+import { PAGE_TEMPLATES, ROUTES } from '../site-format.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { renderDocs } from './docs.ts';
+import { referenceExamples } from './examples.ts';
+import { renderGradePage } from './grade-page.ts';
+import { renderHome } from './home.ts';
+import { renderRecoverConfirm, renderRecoverRequest, renderRecoverSent } from './recovery-pages.ts';
+import { renderRegisterError, renderRegistered } from './registration-pages.ts';
+import { tableBodies } from './table-bodies.ts';
 
 /** `openapi`: the build's document (build-site.ts builds it once), which /docs renders. */
 export function frontDoorBodies(ds: Dataset, openapi: OpenApi): Map<string, string> {

@@ -5,11 +5,11 @@
 // deterministic, like every other body).
 
 import { buildSync } from 'esbuild';
-import { gradeSuite } from './client/grade-suite/index.ts';
-import { root } from './project-root.mjs';
-import { gradeResultSchema } from './schema/grade-result.ts';
-import { gradeSuiteSchema } from './schema/grade-suite.ts';
-import { fileIn } from './site-format.ts';
+import { gradeSuite } from '../client/grade-suite/suite.ts';
+import { projectRoot } from '../project-root.mjs';
+import { gradeResultSchema } from '../schema/grade-result.ts';
+import { gradeSuiteSchema } from '../schema/grade-suite.ts';
+import { fileIn } from '../site-format.ts';
 
 /** Route → module source, for each public module. */
 const CLIENT_MODULES: Record<string, string> = {
@@ -28,7 +28,7 @@ export function bundleClient(): Map<string, string> {
   const bodies = new Map<string, string>();
   for (const [route, entry] of Object.entries(CLIENT_MODULES)) {
     const out = buildSync({
-      absWorkingDir: root,
+      absWorkingDir: projectRoot(),
       entryPoints: [entry],
       bundle: true,
       format: 'esm',

@@ -1,5 +1,5 @@
 // The bodies that come from files rather than the dataset: the pages' stylesheet, scripts and
-// icon as written, the code that runs at the user's bundled by esbuild (bundle.ts), and the client
+// icon as written, the code that runs at the user's bundled by esbuild (client-bundle.ts), and the client
 // package's tarball (client/package/pack.ts). Each is
 // served under its plain name and under a content-addressed one (site-format.ts); the pages link
 // the content-addressed names (linkContentAddressed). Not pure: it reads the files; deterministic
@@ -7,18 +7,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleClient } from './bundle.ts';
-import { clientTarball } from './client/package/pack.ts';
-import { root } from './project-root.mjs';
-import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from './site-format.ts';
+import { clientTarball } from '../client/package/pack.ts';
+import { projectRoot } from '../project-root.mjs';
+import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from '../site-format.ts';
+import { bundleClient } from './client-bundle.ts';
 
-const asset = (name: string) => readFileSync(join(root, 'build/pages/assets', name), 'utf8');
+const asset = (name: string) => readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8');
 const sha256 = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** Plain name → content-addressed name, for every file the pages may link. */
 export type AddressBook = Map<string, string>;
 
-export function staticBodies(): { bodies: Map<string, string | Buffer>; addresses: AddressBook } {
+export type StaticBodies = { bodies: Map<string, string | Buffer>; addresses: AddressBook };
+
+export function staticBodies(): StaticBodies {
   const files = new Map<string, string | Buffer>([
     ...['site.css', 'page.js', 'grade-page.js', 'icon.svg'].map((name): [string, string] => [
       fileIn('assets', name),

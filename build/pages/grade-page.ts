@@ -3,9 +3,11 @@
 // record, grades with the published grader module (/client/grade.js), as `npm run grade` does,
 // and shows the answer in the table's shape (docs/grading.md "The answer as a table"). Without
 // JavaScript it says what it needs.
-import { type PastYears, yearsOf } from '../crop-years.ts';
+
+import type { PastYears } from '../load/covered.ts';
 import { API_KEY_HEADER, CROP_YEAR_PARAM, fileIn, ROUTES } from '../site-format.ts';
 import type { GrainRecord } from '../types.ts';
+import { yearsOf } from '../validate/crop-years.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 

@@ -1,6 +1,19 @@
 // What each API operation of the route table (site-format.ts) says of itself in the OpenAPI
 // document: its id, tag and words, parameters and answers. Paths, methods and whether a key is
 // needed come from the table itself (openapi.ts).
+
+import {
+  API_KEY_HEADER,
+  CHANGELOG_DEFAULT_LIMIT,
+  CHANGELOG_MAX_LIMIT,
+  CROP_YEAR_PARAM,
+  JSON_MEDIA_TYPE,
+  RECOVERY_MAILS_PER_HOUR,
+  RECOVERY_TOKEN_MINUTES,
+  REGISTRATION_BODY_BYTES,
+  ROUTES,
+  type RouteName,
+} from '../site-format.ts';
 import {
   conditionals,
   dataOperation,
@@ -14,18 +27,6 @@ import {
   unauthorised,
   upstream,
 } from './openapi-parts.ts';
-import {
-  API_KEY_HEADER,
-  CHANGELOG_DEFAULT_LIMIT,
-  CHANGELOG_MAX_LIMIT,
-  CROP_YEAR_PARAM,
-  JSON_MEDIA_TYPE,
-  RECOVERY_MAILS_PER_HOUR,
-  RECOVERY_TOKEN_MINUTES,
-  REGISTRATION_BODY_BYTES,
-  ROUTES,
-  type RouteName,
-} from './site-format.ts';
 
 export interface OperationText {
   operationId: string;

@@ -2,11 +2,12 @@
 // the changelog covers, one entry per crop year of those records (an entry's crop_year is its
 // records'), each with the changed values as data; and what the changelog then covers.
 import { Document, isMap, isSeq } from 'yaml';
-import { changelogOrder } from '../compile.ts';
+import { changelogOrder } from '../compile/compile.ts';
+import { publishedRecord } from '../compile/published.ts';
+import type { Coverage, RecordBody } from '../load/covered.ts';
 import type { Change, SourceEntry } from '../types.ts';
-import type { Dataset } from '../validate.ts';
-import { type Coverage, entryDigest, publishedRecord } from './coverage.ts';
-import type { RecordBody } from './diff.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { entryDigest } from './coverage.ts';
 import type { Unlogged } from './guard.ts';
 
 export interface DraftOptions {

@@ -1,13 +1,14 @@
 // Pure: a validated dataset → the tables' pages (docs/contract.md, The front door): the index, and
 // each class's table for every crop year it was published for, marked with what the newest
 // changelog entry of that year changed in it. The gateway serves them as they are.
-import { yearsOf } from './crop-years.ts';
-import { html } from './pages/html.ts';
-import { renderTablePage, type TableMarks } from './pages/table-page.ts';
-import { renderTablesIndex } from './pages/tables-index.ts';
-import { ROUTES, tableKey } from './site-format.ts';
-import type { GrainRecord, SourceEntry } from './types.ts';
-import type { Dataset } from './validate.ts';
+
+import { ROUTES, tableKey } from '../site-format.ts';
+import type { GrainRecord, SourceEntry } from '../types.ts';
+import { yearsOf } from '../validate/crop-years.ts';
+import type { Dataset } from '../validate/validate.ts';
+import { html } from './html.ts';
+import { renderTablePage, type TableMarks } from './table-page.ts';
+import { renderTablesIndex } from './tables-index.ts';
 
 /**
  * The marks of a class's page of `year`: the changes of the entry made last (created_at) of those of

@@ -3,9 +3,9 @@
 // point at it. A reader never sees half a build; a crash leaves the previous build serving.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { replaceFiles, swapFolder } from './atomic-write.mjs';
-import type { EmittedSite } from './emit.ts';
-import { BUILDS_DIR, POINTER_FILE, type Pointer, parsePointer, pointerFor, readBuild } from './site-format.ts';
+import { replaceFiles, swapFolder } from '../atomic-write.mjs';
+import type { EmittedSite } from '../emit/emit.ts';
+import { BUILDS_DIR, POINTER_FILE, type Pointer, parsePointer, pointerFor, readBuild } from '../site-format.ts';
 
 const KEEP_BUILDS = 3;
 

@@ -1,0 +1,18 @@
+// A record and a changelog entry exactly as the API publishes them: the shapes the compiler writes
+// (compile.ts) and the changelog compares and covers (changelog/), written once.
+import { SCHEMA_VERSION } from '../site-format.ts';
+import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
+
+/** A record exactly as GET /api/grains/{grain_id} publishes it. */
+export const publishedRecord = (g: GrainRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
+
+/** An entry exactly as GET /api/changelog publishes it: fields in the schema's order. */
+export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({
+  id: e.id,
+  crop_year: e.crop_year,
+  effective_date: e.effective_date,
+  grain_ids_affected: e.grain_ids_affected,
+  summary: e.summary,
+  created_at: e.created_at,
+  changes: e.changes ?? null,
+});
