@@ -33,11 +33,23 @@ chmodSync(work, 0o755); // the replayed image's user (nobody) reads its way down
 const keep = process.env.KEEP_TEST_DIRS === '1';
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const devDependencies = Object.keys(pkg.devDependencies ?? {});
-/** @type {import('node:child_process').ChildProcess[]} */
+/**
+ * Every process started, so that a failure in one part stops the other part's too: a server with
+ * its process group (npm start's node under npm), a command itself.
+ * @type {import('node:child_process').ChildProcess[]}
+ */
 const started = [];
 process.on('exit', () => {
-  for (const child of started) child.kill('SIGKILL');
-  if (!keep) rmSync(work, { recursive: true, force: true });
+  for (const child of started) {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) continue;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL'); // not a group leader: a command run()
+    }
+  }
+  // retried: a process killed just now may still be letting go of its files
+  if (!keep) rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** One line of progress, named by the part of the step it comes from (the parts run side by side). */
@@ -67,6 +79,7 @@ function cleanCopy(/** @type {string} */ to, ignored = /** @type {string[]} */ (
 function run(command, args, cwd, env = {}, expect = 0) {
   // JOBS: node-gyp compiles better-sqlite3 on every core when no prebuilt binary is offered
   const child = spawn(command, args, { cwd, env: { JOBS: 'max', ...prebuilt, ...process.env, ...env } });
+  started.push(child);
   const chunks = /** @type {Buffer[]} */ ([]);
   child.stdout.on('data', (c) => chunks.push(c));
   child.stderr.on('data', (c) => chunks.push(c));
@@ -123,7 +136,12 @@ const freePort = () =>
  * @param {string} command @param {string[]} args @param {string} cwd @param {Record<string, string>} env
  */
 async function serve(command, args, cwd, env) {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a group of its own, killed whole if this step fails (npm start runs node under npm)
+  });
   started.push(child);
   const output = /** @type {string[]} */ ([]);
   child.stdout?.on('data', (c) => output.push(String(c)));
@@ -293,5 +311,9 @@ async function containerfileReplay() {
 
 const t0 = performance.now();
 // independent folders and ports: side by side, each saying its steps with its own prefix
-await Promise.all([productionDependenciesOnly(), containerfileReplay()]);
+const failures = (await Promise.allSettled([productionDependenciesOnly(), containerfileReplay()])).flatMap((r) =>
+  r.status === 'rejected' ? [r.reason] : [],
+);
+for (const failure of failures) console.error(failure);
+if (failures.length) process.exit(1);
 say('both', `all done in ${Math.round((performance.now() - t0) / 1000)} s`);

@@ -2,6 +2,8 @@
 // Loaded into every test process of `npm run test:quick` (scripts/test.mjs --quick): the quick tier
 // runs no child process and no browser (which is one), so a suite there that starts one fails at
 // once, saying where it belongs, instead of making the edit-run loop slow without anyone noticing.
+// Not caught: the esbuild service the build's bundler starts from a worker thread of its own (the
+// build's, run in process by the tests that build, not a program the test runs).
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 

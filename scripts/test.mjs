@@ -19,7 +19,9 @@ const reporter = fileURLToPath(new URL('./test-skips.mjs', import.meta.url));
 const own = process.stdout.isTTY ? 'spec' : 'tap';
 const quick = process.argv.includes('--quick');
 const quickGuard = quick ? ['--import', fileURLToPath(new URL('./test-quick-guard.mjs', import.meta.url))] : [];
-const quickFiles = quick ? quickTier(fileURLToPath(new URL('../test/', import.meta.url))) : [];
+// files named (npm run test:quick -- test/x.test.ts) are run instead of the whole tier
+const filesNamed = process.argv.slice(2).some((arg) => /\.test\.[cm]?[jt]s$/.test(arg));
+const quickFiles = quick && !filesNamed ? quickTier(fileURLToPath(new URL('../test/', import.meta.url))) : [];
 const run = spawnSync(
   process.execPath,
   [

@@ -188,7 +188,7 @@ const GrainList = exact({
   grains: { type: 'array', items: GrainSummary },
 });
 
-/** One published value an entry changed (docs/api.md, "Changes as data"). */
+/** One published value an entry changed (docs/contract.md, "Changes as data"). */
 const ChangelogChange = exact({
   grain_id: str,
   factor_id: { ...nullableStr, description: 'the factor changed; null where the change is not in a factor' },

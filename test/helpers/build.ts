@@ -1,20 +1,26 @@
 // The build as the tests call it: one kit for the test file's process (build-site.ts, BuildKit), so
 // the many builds of mostly the same bodies compile the schemas, read the assets and bundle the
 // client once; and one encoding cache (build/emit/emit.ts, EncodingCache) shared by every test
-// process and run, so a body is compressed once on this machine, not once a process. An entry is
-// keyed by the body's hash, the coding and the quality, and by this Node's zlib and brotli, so it is
-// the bytes a build without it makes; it is written whole (beside, then renamed) so a reader never
-// sees half of one.
+// process and run of this checkout (in node_modules/.cache), so a body is compressed once, not once
+// a process. Its folder is named by the encoder's source (emit.ts) and this Node's zlib and brotli,
+// and an entry by the body's hash, the coding and the quality: an edited encoder or another Node
+// starts a new folder, so an entry is the bytes a build without the cache makes. An entry is written
+// whole (beside, then renamed), and an empty one (a write cut short by a crash) is not believed.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as build from '../../build/build-site.ts';
 import type { LoadedDataset, LoadedFile } from '../../build/load/load.ts';
 import { createSchemaChecks, type SchemaChecks } from '../../build/validate/schema-errors.ts';
 import * as validate from '../../build/validate/validate.ts';
 
-const { zlib, brotli } = process.versions;
-const dir = join(tmpdir(), `grain-test-encodings-zlib${zlib}-brotli${brotli}`);
+const root = join(import.meta.dirname, '..', '..');
+const encoder = createHash('sha256')
+  .update(readFileSync(join(root, 'build/emit/emit.ts')))
+  .update(`zlib ${process.versions.zlib} brotli ${process.versions.brotli}`)
+  .digest('hex')
+  .slice(0, 16);
+const dir = join(root, 'node_modules/.cache/test-encodings', encoder);
 mkdirSync(dir, { recursive: true });
 const fileOf = (key: string) => join(dir, key.replaceAll(' ', '.'));
 
@@ -24,6 +30,7 @@ class SharedEncodings extends Map<string, Buffer> {
     if (held) return held;
     try {
       const bytes = readFileSync(fileOf(key));
+      if (bytes.length === 0) return undefined;
       super.set(key, bytes);
       return bytes;
     } catch {

@@ -42,7 +42,12 @@ export function browserStage(): BrowserStage {
   let browser: Browser | undefined;
   let t: TestGateway | undefined;
   before(async () => {
-    [t, browser] = await Promise.all([startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' }), launchChromium()]);
+    // each kept as it comes, so that `after` closes the one that started when the other did not
+    const started = await Promise.allSettled([
+      startTestGateway({ REGISTER_LIMIT_PER_HOUR: '1000' }).then((gateway) => (t = gateway)),
+      launchChromium().then((launched) => (browser = launched)),
+    ]);
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
   });
   after(async () => {
     await browser?.close();
