@@ -10,11 +10,11 @@ import {
   JSON_MEDIA_TYPE,
   RECOVERY_MAILS_PER_HOUR,
   RECOVERY_TOKEN_MINUTES,
-  REGISTRATION_BODY_BYTES,
   ROUTES,
   type RouteName,
 } from '../site-format.ts';
 import {
+  bodyRefused,
   conditionals,
   dataOperation,
   etagHeader,
@@ -73,8 +73,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one, or to get ` +
             `a key back by mail (POST ${ROUTES.recover.path})`,
         ),
-        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
+        ...bodyRefused,
         '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
       },
@@ -93,8 +92,7 @@ export function operations(ids: string[], liveKeyCap: number) {
       responses: {
         '202': jsonBody('RecoveryAccepted', 'accepted: a mail goes out when an account holds the address'),
         '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
-        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
+        ...bodyRefused,
         '429': {
           ...jsonBody('Error', 'too many recovery mails for this e-mail address, or from this network address'),
           headers: retryAfter,
@@ -118,8 +116,7 @@ export function operations(ids: string[], liveKeyCap: number) {
             '(recovery_token_unknown), used (recovery_token_used), expired (recovery_token_expired) or ' +
             `replaced by a newer one (recovery_token_superseded); nothing changed. Or ${keyInUrl}`,
         ),
-        '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
-        '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
+        ...bodyRefused,
         '429': { ...jsonBody('Error', 'too many attempts from this network address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable or cannot write'), headers: retryAfter },
       },

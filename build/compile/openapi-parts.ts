@@ -5,6 +5,7 @@ import {
   AUTH_CHALLENGE,
   RATE_LIMIT_HEADERS as H,
   JSON_MEDIA_TYPE,
+  REGISTRATION_BODY_BYTES,
   ROUTES,
   rateLimitPolicy,
 } from '../site-format.ts';
@@ -32,6 +33,11 @@ export const keyInUrl = `an API key in the URL (keys are accepted only in ${API_
 export const upstream = {
   '502': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies failed'),
   '504': jsonBody('Error', 'UPSTREAM_URL mode: the origin holding the bodies did not answer in time'),
+};
+/** A form or JSON body refused before it is read: the operations that take one (registration, recovery). */
+export const bodyRefused = {
+  '413': jsonBody('Error', `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`),
+  '415': jsonBody('Error', `the body is not ${JSON_MEDIA_TYPE}`),
 };
 export const retryAfter = { 'Retry-After': header('seconds to wait') };
 export const storeDown = {
