@@ -20,6 +20,7 @@ import {
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { buildSite, siteFromDataset } from './helpers/build.ts';
+import { bundled } from './helpers/bundles.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
 
@@ -251,14 +252,12 @@ describe('build', () => {
     assert.notEqual(one.site.manifest.build_id, two.site.manifest.build_id);
   });
 
-  it('publishes nothing when the dataset has an error', () => {
+  it('publishes nothing when the dataset has an error', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain().replace('kind: wheat', 'kind: wheet') } });
     const out = tempDir('bad-out');
-    const run = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'build/build-cli.ts'), '--dataset', dir, '--out', out],
-      { encoding: 'utf8' },
-    );
+    const run = spawnSync(process.execPath, await bundled('build', '--dataset', dir, '--out', out), {
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /^grains\/TEST\.yaml:3:7: kind: must be one of/m);
     assert.match(run.stderr, /1 error; nothing was published\./);

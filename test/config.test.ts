@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../gateway/config.ts';
+import { bundled } from './helpers/bundles.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
 
@@ -73,8 +73,8 @@ describe('configuration', () => {
     assert.match(c.mailFrom, /<no-reply@localhost>$/);
     assert.ok(Object.isFrozen(c));
   });
-  it('stops npm start with a message naming the variable', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+  it('stops npm start with a message naming the variable', async () => {
+    const run = spawnSync(process.execPath, await bundled('gateway'), {
       cwd: root,
       env: { ...process.env, RATE_LIMIT_PER_HOUR: 'lots' },
       encoding: 'utf8',
@@ -106,7 +106,7 @@ describe('configuration', () => {
   ];
   for (const [name, env, message] of refusals) {
     it(`stops start-up with one sentence naming the variable: ${name}`, async () => {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+      const run = spawnSync(process.execPath, await bundled('gateway'), {
         cwd: root,
         env: { ...process.env, PORT: '0', STATE_DIR: tempDir('refused'), SITE_DIR: realSiteDir(), ...(await env()) },
         encoding: 'utf8',
@@ -122,7 +122,7 @@ describe('configuration', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const { port } = holder.address() as AddressInfo;
     try {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+      const run = spawnSync(process.execPath, await bundled('gateway'), {
         cwd: root,
         env: {
           ...process.env,

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MESSAGES } from '../gateway/errors.ts';
+import { bundled } from './helpers/bundles.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import {
@@ -23,9 +24,10 @@ import {
 import { mountSmallDisk } from './helpers/small-disk.ts';
 
 /** npm start's entry run to its end: its exit code, what it wrote, and how long it took. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
+async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
+  const command = await bundled('gateway');
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'gateway/index.ts')], {
+  const child = spawn(process.execPath, command, {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
   });

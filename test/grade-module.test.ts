@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { grade } from '../build/client/grade.ts';
 import { SYNC_FILES } from '../build/client/sync.ts';
+import { bundled } from './helpers/bundles.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
 import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
@@ -27,7 +28,9 @@ describe('grader: the public module and the CLI', () => {
   let t: TestApp;
   let key: string;
   let moduleGrade: typeof grade;
+  let gradeCli: string[]; // npm run grade's node arguments (its bundle)
   before(async () => {
+    gradeCli = await bundled('grade');
     t = await startTestApp();
     key = await injectRegister(t.app, 'grader@example.com');
     const res = await injectGet(t.app, '/client/grade.js');
@@ -64,14 +67,10 @@ describe('grader: the public module and the CLI', () => {
       assert.deepEqual(moduleGrade(record, sample), expected);
       const file = join(tempDir('sample'), 'sample.json');
       writeFileSync(file, JSON.stringify(sample));
-      const cli = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/grade.ts', id.toLowerCase(), file, '--site', realSiteDir()],
-        {
-          cwd: root,
-          encoding: 'utf8',
-        },
-      );
+      const cli = spawnSync(process.execPath, [...gradeCli, id.toLowerCase(), file, '--site', realSiteDir()], {
+        cwd: root,
+        encoding: 'utf8',
+      });
       assert.equal(cli.status, 0, cli.stderr);
       assert.deepEqual(JSON.parse(cli.stdout), expected);
     });
@@ -92,7 +91,7 @@ describe('grader: the public module and the CLI', () => {
     writeFileSync(join(copy, SYNC_FILES.record('CWRS')), record.text());
     const sample = samples.find(([id]) => id === 'CWRS')![1];
     const run = (...where: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', 'cwrs', '-', ...where], {
+      spawnSync(process.execPath, [...gradeCli, 'cwrs', '-', ...where], {
         cwd: root,
         encoding: 'utf8',
         input: JSON.stringify(sample),
@@ -148,7 +147,7 @@ describe('grader: the public module and the CLI', () => {
     ['a site and a copy', ['CWRS', '-', '--site', 'a', '--copy', 'b'], '{}', 2, /give --site or --copy, not both/],
   ];
   it('npm run grade -- --help says what it does and exits 0', () => {
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', '--help'], {
+    const cli = spawnSync(process.execPath, [...gradeCli, '--help'], {
       cwd: root,
       encoding: 'utf8',
     });
@@ -162,7 +161,7 @@ describe('grader: the public module and the CLI', () => {
   for (const [name, args, input, status, message] of failures) {
     it(`the CLI exits ${status} for ${name}, saying why`, () => {
       const site = args.includes('--site') || args.includes('--copy') ? [] : ['--site', realSiteDir()];
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/grade.ts', ...args, ...site], {
+      const cli = spawnSync(process.execPath, [...gradeCli, ...args, ...site], {
         cwd: root,
         encoding: 'utf8',
         input: input ?? '',

@@ -15,6 +15,7 @@ import { loadDataset } from '../build/load/load.ts';
 import { publishSite } from '../build/publish/publish.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import { buildSite, siteFromDataset, validateDataset } from './helpers/build.ts';
+import { bundled } from './helpers/bundles.ts';
 import { baseChangelog, baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
@@ -311,9 +312,10 @@ describe('sync', () => {
       const key = await register(t.url, 'cli@example.com');
       const out = join(tempDir('mirror'), 'tables');
       // asynchronous: the gateway answering the CLI runs in this process
+      const command = await bundled('sync');
       const cli = (args: string[], env: Record<string, string> = {}) =>
         new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/sync.ts', ...args], {
+          const child = spawn(process.execPath, [...command, ...args], {
             cwd: root,
             env: { ...process.env, ...env },
           });

@@ -27,7 +27,7 @@ const run = (source: string) => {
   );
   // without this, the inner runner would report to this one instead of printing its own report
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  return spawnSync(process.execPath, ['scripts/test.mjs', '--test', file], { cwd: root, env, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['scripts/test.mjs', file], { cwd: root, env, encoding: 'utf8' });
 };
 
 it('ends with the skipped tests grouped by reason, after node’s own summary, and exits as the tests did', () => {

@@ -12,6 +12,7 @@ import { before, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { MESSAGES } from '../../gateway/errors.ts';
 import { axeViolations } from './axe-browser.ts';
+import { bundled } from './bundles.ts';
 import { type BrowserStage, chromiumSkip, typeIn } from './chromium.ts';
 import { get, recordIssuedKey, register, root, type TestGateway } from './gateway.ts';
 import { eventually, outbox, tokenIn } from './mail.ts';
@@ -256,15 +257,10 @@ export function frontDoorInABrowser(stage: BrowserStage, part: 'pages' | 'screen
         });
 
         /** npm run grade on the gateway's own build, the sample on stdin (async: the gateway runs here). */
-        function gradeByCli(grainId: string, sample: string): Promise<string> {
+        async function gradeByCli(grainId: string, sample: string): Promise<string> {
+          const command = await bundled('grade', grainId, '-', '--site', t.siteDir);
           return new Promise((resolve, reject) => {
-            const child = spawn(
-              process.execPath,
-              ['--import', 'tsx', join(root, 'scripts/grade.ts'), grainId, '-', '--site', t.siteDir],
-              {
-                cwd: root,
-              },
-            );
+            const child = spawn(process.execPath, command, { cwd: root });
             let out = '';
             child.stdout.on('data', (d) => (out += d));
             child.on('error', reject);

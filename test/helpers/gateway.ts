@@ -15,6 +15,7 @@ import { POINTER_FILE } from '../../build/site-format.ts';
 import { loadConfig } from '../../gateway/config.ts';
 import { type Gateway, startGateway } from '../../gateway/server.ts';
 import { buildSite } from './build.ts';
+import { bundled } from './bundles.ts';
 import { tempDir } from './dataset.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -238,12 +239,9 @@ after(() => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** `args`: node's arguments; the default runs the sources through tsx, as npm run dev does. */
-export async function spawnGateway(
-  env: Record<string, string>,
-  args = ['--import', 'tsx', join(root, 'gateway/index.ts')],
-): Promise<ChildGateway> {
-  const child = spawn(process.execPath, args, {
+/** `args`: node's arguments; the default runs the gateway's bundle, as npm start does (bundles.ts). */
+export async function spawnGateway(env: Record<string, string>, args?: string[]): Promise<ChildGateway> {
+  const child = spawn(process.execPath, args ?? (await bundled('gateway')), {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...TEST_LOG, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -280,13 +278,14 @@ export function runAccounts(
 }
 
 /** npm run accounts as runAccounts runs it, with `input` on its standard input (then closed). */
-export function runAccountsWithInput(
+export async function runAccountsWithInput(
   env: Record<string, string | undefined>,
   input: string,
   ...args: string[]
 ): Promise<{ status: number; stdout: string; stderr: string }> {
+  const command = await bundled('accounts', ...args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/accounts.ts'), ...args], {
+    const child = spawn(process.execPath, command, {
       cwd: root,
       env: { ...process.env, ...env },
     });
