@@ -1,7 +1,7 @@
 // @ts-check
-// What runs in production, as plain JavaScript: the gateway, the build and the operators' CLIs,
-// bundled by esbuild from their TypeScript (the one source of truth) into ESM for Node, with source
-// maps pointing back at it. Dependencies stay in node_modules (better-sqlite3 has native parts; the
+// What runs in production, as plain JavaScript: the gateway, the build, the operators' CLIs and the
+// editors' changelog, bundled by esbuild from their TypeScript (the one source of truth) into ESM
+// for Node, with source maps pointing back at it. Dependencies stay in node_modules (better-sqlite3 has native parts; the
 // others are loaded as installed); code the entries share, and dynamic imports (Redis, the upstream
 // proxy), go into chunks loaded only where used. So `npm run build` and `npm start` run on the
 // production dependencies alone, with no TypeScript loader (docs/operations.md, "Running in
@@ -33,6 +33,7 @@ export const ENTRIES = {
   sync: 'scripts/sync.ts',
   grade: 'scripts/grade.ts',
   'client-pack': 'scripts/client-pack.ts',
+  changelog: 'scripts/changelog.ts',
 };
 const SOURCES = ['gateway', 'build', 'scripts'];
 

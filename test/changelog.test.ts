@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { unloggedChanges } from '../build/changelog/guard.ts';
 import { publishedRecord } from '../build/compile/published.ts';
@@ -16,6 +16,7 @@ import { publishSite, readPointer } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
 import { buildSite, validateDataset } from './helpers/build.ts';
+import { bundled } from './helpers/bundles.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -38,8 +39,14 @@ const ergotChange: Change = {
   from: 0.04,
   to: 0.03,
 };
-const cli = (script: string, args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, script), ...args], { encoding: 'utf8', cwd: root });
+// npm run build and npm run changelog, as they run: their bundles (helpers/bundles.ts)
+const commands = { build: [] as string[], changelog: [] as string[] };
+before(async () => {
+  commands.build = await bundled('build');
+  commands.changelog = await bundled('changelog');
+});
+const cli = (command: keyof typeof commands, args: string[]) =>
+  spawnSync(process.execPath, [...commands[command], ...args], { encoding: 'utf8', cwd: root });
 const tree = (dir: string) =>
   readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
@@ -58,7 +65,7 @@ describe('the build refuses an unlogged change', () => {
     assert.equal(r.errors[0]!.field, 'factor_groups[0].factors[2].thresholds[0]');
 
     const out = tempDir('refused-out');
-    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1);
     assert.match(run.stderr, /grains\/TEST\.yaml:\d+:\d+: factor_groups\[0\]\.factors\[2\]\.thresholds\[0\]: ergot/);
     assert.match(run.stderr, /TEST: 1 change\(s\)/);
@@ -69,7 +76,7 @@ describe('the build refuses an unlogged change', () => {
   it('against the live build: a covered/ edited by hand does not let a change through', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-out');
-    assert.equal(cli('build/build-cli.ts', ['--dataset', dir, '--out', out]).status, 0);
+    assert.equal(cli('build', ['--dataset', dir, '--out', out]).status, 0);
     const live = readPointer(out)!.build_id;
     edit(dir, 'TEST', ...ERGOT);
     // what a careless merge or a hand edit does: covered/ made to agree, with no entry
@@ -78,7 +85,7 @@ describe('the build refuses an unlogged change', () => {
     const file = JSON.parse(readFileSync(covered, 'utf8'));
     writeFileSync(covered, JSON.stringify({ ...file, record: publishedRecord(loaded.grains[0]!) }));
     assert.ok(buildSite(dir).ok, 'covered/ alone is fooled');
-    const run = cli('build/build-cli.ts', ['--dataset', dir, '--out', out]);
+    const run = cli('build', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
     assert.match(run.stderr, new RegExp(`against the live build ${live}`));
@@ -168,14 +175,7 @@ describe('npm run changelog', () => {
     const dir = writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: baseGrain('BBB') } });
     edit(dir, 'BBB', 'thresholds: [0.5, 1.0,', 'thresholds: [0.5, 0.9,');
     edit(dir, 'BBB', 'factor_label: Stones', 'factor_label: Stones and gravel');
-    const run = cli('scripts/changelog.ts', [
-      '--dataset',
-      dir,
-      '--summary',
-      'BBB: two cells.',
-      '--effective-date',
-      '2026-12-01',
-    ]);
+    const run = cli('changelog', ['--dataset', dir, '--summary', 'BBB: two cells.', '--effective-date', '2026-12-01']);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /appended 2026-12-01-bbb-two-cells \(crop year 2025\/26\): BBB/);
     const r = buildSite(dir);
@@ -252,7 +252,7 @@ describe('npm run changelog', () => {
   it('says why and changes no file: nothing changed, a bad date, no summary, --help', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const before = tree(dir);
-    const nothing = cli('scripts/changelog.ts', ['--dataset', dir, '--summary', 'Nothing.']);
+    const nothing = cli('changelog', ['--dataset', dir, '--summary', 'Nothing.']);
     assert.equal(nothing.status, 1);
     assert.match(
       nothing.stderr,
@@ -267,14 +267,14 @@ describe('npm run changelog', () => {
       [['--summary', '   '], /--summary must be a sentence/],
       [['--sumary', 'Ergot.'], /Unknown option '--sumary'/],
     ] as const) {
-      const run = cli('scripts/changelog.ts', ['--dataset', dir, ...args]);
+      const run = cli('changelog', ['--dataset', dir, ...args]);
       assert.equal(run.status, 2, args.join(' '));
       assert.match(run.stderr, message);
       assert.match(run.stderr, /usage: npm run changelog --/);
     }
     assert.deepEqual(tree(dir), changed, 'no file changed');
     assert.notDeepEqual(changed, before);
-    const help = cli('scripts/changelog.ts', ['--help']);
+    const help = cli('changelog', ['--help']);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^usage: npm run changelog -- --summary/);
   });
@@ -283,9 +283,9 @@ describe('npm run changelog', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() }, covered: false });
     const r = buildSite(dir);
     assert.ok(!r.ok && /covered\/ is missing/.test(r.errors[0]!.message));
-    assert.equal(cli('scripts/changelog.ts', ['--dataset', dir, '--baseline']).status, 0);
+    assert.equal(cli('changelog', ['--dataset', dir, '--baseline']).status, 0);
     assert.ok(buildSite(dir).ok);
-    const again = cli('scripts/changelog.ts', ['--dataset', dir, '--baseline']);
+    const again = cli('changelog', ['--dataset', dir, '--baseline']);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /exists already/);
   });
