@@ -2,7 +2,7 @@
 // The test files as scripts/test.mjs runs them: each bundled by esbuild with the project's modules it
 // imports (packages stay in node_modules), so a test process starts without a TypeScript loader. A
 // loader is a thread of its own that compiles every module a process imports, and npm test starts
-// sixty test processes (docs/performance.md, "The test suite's time"). A test's code is the same:
+// a process per test file (docs/performance.md, "The test suite's time"). A test's code is the same:
 // each module keeps where it was, as `import.meta.url`, `dirname` and `filename` say it (the
 // fixtures, the project's root and the sources are found from there), and the source maps lead
 // stack traces back to the TypeScript. The bundles go in node_modules/.cache/tests (packages resolve

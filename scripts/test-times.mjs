@@ -1,6 +1,6 @@
 // @ts-check
 // How long each test file took, kept between runs so that the next run starts the longest first: two
-// cores finish sixty files of very different lengths sooner when a long one is not left for the end.
+// cores finish many files of very different lengths sooner when a long one is not left for the end.
 // longestFirst orders a run's files; keepTimes records a run's times (the lines test-clock.mjs wrote
 // in each test process). A file with no time kept (a new one) goes first, as the longest might. A
 // record that cannot be read is no record: the files then run in name order.
