@@ -5,25 +5,28 @@
 // a process per test file (docs/performance.md, "The test suite's time"). A test's code is the same:
 // each module keeps where it was, as `import.meta.url`, `dirname` and `filename` say it (the
 // fixtures, the project's root and the sources are found from there), and the source maps lead
-// stack traces back to the TypeScript. The bundles go in node_modules/.cache/tests (packages resolve
-// from there), a folder per run, removed when the run ends.
+// stack traces back to the TypeScript. A run's bundles go in test/.bundles/<its pid> (in the project,
+// so packages resolve and package.json makes them ES modules; not under node_modules, which node 22's
+// test runner does not look in), removed when the run ends. Times kept between runs, and the bundles
+// a test file run on its own starts (test/helpers/bundles.ts), go in node_modules/.cache/tests.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../build/project-root.mjs';
 import { FOR_NODE } from './bundle-node.mjs';
 
-/**
- * The tests' folder of bundles. No package.json there says they are ES modules: one would be taken
- * for the project's own (build/project-root.mjs); node (20.19 on) tells them by their syntax.
- */
+/** What is kept between runs: the files' times, and the bundles for a test file run on its own. */
 export const testCache = () => join(projectRoot(), 'node_modules', '.cache', 'tests');
 
-/** Where the gateway's and the CLIs' bundles that tests start are kept (test/helpers/bundles.ts). */
+/** The gateway's and the CLIs' bundles a test file run on its own starts (test/helpers/bundles.ts). */
 export const testDist = () => join(testCache(), 'dist');
 
-/** A run's own folder for its test files' bundles. */
-export const runBundles = (pid = process.pid) => join(testCache(), 'runs', String(pid));
+/** The runs' folders of bundles; a run's own is named by its process id. */
+export const runsFolder = () => join(projectRoot(), 'test', '.bundles');
+
+// a module's meta property, and which of it: written so that this module's own text is not a match
+// (test/helpers/bundles.ts brings it into test bundles), and any other use of the property is refused
+const META = /\bimport\s*\.\s*meta\b(\s*\.\s*(url|dirname|filename)\b)?/g;
 
 /** @type {import('esbuild').Plugin} each project module says where it was, not where the bundle is */
 const whereItWas = {
@@ -31,11 +34,15 @@ const whereItWas = {
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
       if (args.path.includes(`${join('/', 'node_modules', '/')}`)) return undefined;
-      const contents = readFileSync(args.path, 'utf8')
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
-        .replaceAll('import.meta.filename', JSON.stringify(args.path));
-      return { contents, loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
+      const said = { url: pathToFileURL(args.path).href, dirname: dirname(args.path), filename: args.path };
+      /** @type {import('esbuild').PartialMessage[]} */
+      const errors = [];
+      const contents = readFileSync(args.path, 'utf8').replace(META, (whole, _, name) => {
+        if (name) return JSON.stringify(said[/** @type {keyof typeof said} */ (name)]);
+        errors.push({ text: `${whole} other than .url, .dirname or .filename cannot be bundled for a test` });
+        return whole;
+      });
+      return { contents, errors, loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
     });
   },
 };

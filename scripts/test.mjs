@@ -3,8 +3,8 @@
 // terminal, TAP elsewhere, whose `# pass N` and `# fail N` CI reads), and then a last line saying
 // how many tests were skipped and why, grouped by reason (scripts/test-skips.mjs collects them). A
 // test skips where what it needs is missing (docs/operations.md, CI). The files run from their
-// bundles (scripts/test-bundle.mjs), the longest first (scripts/test-times.mjs, test-clock.mjs), and the gateway's
-// and the CLIs' bundles the tests start are made before the first file does (test/helpers/bundles.ts).
+// bundles (scripts/test-bundle.mjs), the longest first (scripts/test-times.mjs, test-clock.mjs), and
+// the gateway's and the CLIs' bundles the tests start are the run's own (test/helpers/bundles.ts).
 //   node scripts/test.mjs [node's test options: --test-concurrency=4] <test files>
 //   node scripts/test.mjs --quick [node's test options] [test files]: the quick tier
 //     (scripts/test-tiers.mjs), or the files named, with the guard that fails a test file there that
@@ -13,8 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BundleError, freshBundles } from './bundle-node.mjs';
-import { bundleTests, runBundles, testCache, testDist } from './test-bundle.mjs';
+import { BundleError, bundleNode } from './bundle-node.mjs';
+import { bundleTests, runsFolder, testCache } from './test-bundle.mjs';
 import { quickTier } from './test-tiers.mjs';
 import { keepTimes, longestFirst } from './test-times.mjs';
 
@@ -30,10 +30,11 @@ if (files.length === 0) {
 }
 
 // a run killed before its end leaves its folder: one whose process is gone is removed here
-const runs = join(testCache(), 'runs');
+const runs = runsFolder();
 mkdirSync(runs, { recursive: true });
 for (const pid of readdirSync(runs)) if (!alive(Number(pid))) rmSync(join(runs, pid), { recursive: true, force: true });
-const out = runBundles();
+const out = join(runs, String(process.pid));
+rmSync(out, { recursive: true, force: true }); // a folder left by an earlier process of this id
 const record = join(testCache(), 'times.json');
 // the record keeps the project's test files by name (a runner's own test runs files from elsewhere)
 const testDir = here('../test/');
@@ -45,8 +46,12 @@ const ordered = longestFirst(
 ).map((f) => f.path);
 /** @type {Map<string, string>} */
 let bundles;
+// the gateway's and the CLIs' bundles the tests start: the run's own, made once before any test
+// starts (a run inside a test, the runner's own test, uses its outer run's); the quick tier starts
+// no process
+let dist = process.env.TEST_DIST_DIR;
 try {
-  if (!quick) await freshBundles(testDist()); // the quick tier starts no process
+  if (!quick && !dist) dist = await bundleNode(join(out, 'dist'));
   bundles = await bundleTests(ordered, out);
 } catch (err) {
   if (!(err instanceof BundleError) && !(err && typeof err === 'object' && 'errors' in err)) throw err;
@@ -71,7 +76,7 @@ const run = spawnSync(
     '--test',
     ...ordered.map((file) => /** @type {string} */ (bundles.get(file))),
   ],
-  { stdio: 'inherit', env: { ...process.env, TEST_TIMES: timesFile } },
+  { stdio: 'inherit', env: { ...process.env, TEST_TIMES: timesFile, ...(dist && { TEST_DIST_DIR: dist }) } },
 );
 
 const read = (/** @type {string} */ file) => (existsSync(file) ? readFileSync(file, 'utf8') : '');

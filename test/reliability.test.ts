@@ -97,7 +97,7 @@ describe('abuse without growth', () => {
     const g = await spawnGateway({ STATE_DIR: tempDir('abuse'), SITE_DIR: realSiteDir(), TRUST_PROXY: '1' });
     const pid = g.child.pid!;
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-    // 64 clients on kept-alive connections, written as bytes (raw-http.ts): the test's own HTTP
+    // clients on kept-alive connections, their requests written as bytes (raw-http.ts): node's HTTP
     // client would cost more than the gateway under test
     const connections = Array.from({ length: 64 }, () => rawConnection(g.url));
     const host = new URL(g.url).host;

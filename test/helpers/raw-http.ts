@@ -1,7 +1,8 @@
 // Requests written as bytes on a kept-alive connection, one at a time, each answer read to its end by
-// its Content-Length: for a test's load of tens of thousands of requests, where node's HTTP client
+// its Content-Length: for a test that loads a gateway with many requests, where node's HTTP client
 // costs the test's process more than the gateway it loads costs its own. An answer without a length
-// (chunked), or a connection closed before the answer ends, fails the request with what was read.
+// (chunked), or a connection closed before the answer ends, fails the request with what was read. A
+// connection the server ends (after `Connection: close`, or idle) is opened again for the next one.
 import { connect, type Socket } from 'node:net';
 
 export interface RawConnection {
@@ -34,7 +35,12 @@ export function rawConnection(url: string): RawConnection {
     buffered = buffered.subarray(total);
     const w = waiting;
     waiting = undefined;
+    if (/\r\nconnection: *close/i.test(head)) drop();
     w.resolve(Number(head.slice(9, 12)));
+  };
+  const drop = () => {
+    socket?.destroy();
+    socket = undefined;
   };
   const open = () => {
     const s = connect(Number(port), hostname);
@@ -43,6 +49,9 @@ export function rawConnection(url: string): RawConnection {
       answered();
     });
     s.on('error', () => {}); // 'close' follows, and says it
+    s.on('end', () => {
+      if (socket === s) socket = undefined; // the server is done with it: the next request opens another
+    });
     s.on('close', () => {
       if (socket === s) socket = undefined;
       fail('the connection closed');
@@ -61,9 +70,6 @@ export function rawConnection(url: string): RawConnection {
         s.write(request);
       });
     },
-    close() {
-      socket?.destroy();
-      socket = undefined;
-    },
+    close: drop,
   };
 }
