@@ -24,8 +24,9 @@ export const testDist = () => join(testCache(), 'dist');
 /** The runs' folders of bundles; a run's own is named by its process id. */
 export const runsFolder = () => join(projectRoot(), 'test', '.bundles');
 
-// a module's meta property, and which of it: written so that this module's own text is not a match
-// (test/helpers/bundles.ts brings it into test bundles), and any other use of the property is refused
+// a module's meta property, and which of it, found in the text (a string naming it counts too: put
+// it together, as test-runner.test.ts does); written so that this module's own text is not a match
+// (test/helpers/bundles.ts brings it into test bundles); any other use of the property is refused
 const META = /\bimport\s*\.\s*meta\b(\s*\.\s*(url|dirname|filename)\b)?/g;
 
 /** @type {import('esbuild').Plugin} each project module says where it was, not where the bundle is */

@@ -4,10 +4,13 @@
 // skipped and why, and the exit code is the runner's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { bundleTests } from '../scripts/test-bundle.mjs';
 import { quickTier } from '../scripts/test-tiers.mjs';
+import { keepTimes, longestFirst } from '../scripts/test-times.mjs';
 import { tempDir } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 
@@ -84,4 +87,54 @@ it('in the quick tier, a test file that starts a child process fails, saying to 
   const inRunner = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   assert.equal(inRunner.status, 0, inRunner.stderr);
   assert.equal(inRunner.stdout, '0\n');
+});
+
+it('starts the longest file first by the times kept, a file with none before all, and keeps a run’s times', () => {
+  const dir = tempDir('test-times');
+  const record = join(dir, 'times.json');
+  const files = ['a', 'b', 'c', 'new'].map((name) => ({ path: `/x/${name}.test.ts`, name }));
+  const order = () => longestFirst(files, record).map((f) => f.name);
+  assert.deepEqual(order(), ['a', 'b', 'c', 'new'], 'no record: name order');
+  writeFileSync(record, '{ not json');
+  assert.deepEqual(order(), ['a', 'b', 'c', 'new'], 'a record that cannot be read is none');
+  writeFileSync(record, JSON.stringify({ a: 10, b: 300, c: 20, gone: 999 }));
+  assert.deepEqual(order(), ['new', 'b', 'c', 'a']);
+  const lines = [
+    { file: '/run/b.js', ms: 5 },
+    { file: '/run/c.js', ms: 400 },
+    { file: '/elsewhere/sample.js', ms: 1 },
+  ].map((l) => `${JSON.stringify(l)}\n`);
+  const names = new Map([
+    ['/run/b.js', 'b'],
+    ['/run/c.js', 'c'],
+  ]);
+  keepTimes(lines.join(''), record, (file) => names.get(file));
+  assert.deepEqual(JSON.parse(readFileSync(record, 'utf8')), { a: 10, b: 5, c: 400, gone: 999 });
+  assert.deepEqual(order(), ['new', 'c', 'a', 'b']);
+});
+
+it('bundles a test file whose modules keep where they were, and refuses what it cannot keep', async () => {
+  const dir = tempDir('test-bundle');
+  mkdirSync(join(dir, 'deep'));
+  // the property's name put together here: this file is bundled the same way, and its own text would be a match
+  const meta = ['import', 'meta'].join('.');
+  writeFileSync(
+    join(dir, 'deep', 'where.ts'),
+    `export const where: string[] = [${meta}.dirname, ${meta}.filename, ${meta}.url];\n`,
+  );
+  writeFileSync(
+    join(dir, 'one.test.ts'),
+    "import { where } from './deep/where.ts';\nconsole.log(JSON.stringify(where));\n",
+  );
+  const out = join(dir, 'out');
+  const bundles = await bundleTests([join(dir, 'one.test.ts')], out);
+  const bundle = bundles.get(join(dir, 'one.test.ts'))!;
+  assert.equal(bundle, join(out, 'one.test.js'));
+  const ran = spawnSync(process.execPath, [bundle], { encoding: 'utf8' });
+  const where = join(dir, 'deep', 'where.ts');
+  assert.deepEqual(JSON.parse(ran.stdout), [join(dir, 'deep'), where, pathToFileURL(where).href], ran.stderr);
+  writeFileSync(join(dir, 'two.test.ts'), `console.log(${meta}.resolve('./x.js'));\n`);
+  await assert.rejects(bundleTests([join(dir, 'two.test.ts')], out), (err: { errors: { text: string }[] }) =>
+    err.errors.some((e) => /other than \.url, \.dirname or \.filename cannot be bundled/.test(e.text)),
+  );
 });
