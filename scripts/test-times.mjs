@@ -4,7 +4,8 @@
 // longestFirst orders a run's files; keepTimes records a run's times (the lines test-clock.mjs wrote
 // in each test process). A file with no time kept (a new one) goes first, as the longest might. A
 // record that cannot be read is no record: the files then run in name order.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** @param {string} file @returns {Record<string, number>} */
 function readJson(file) {
@@ -39,6 +40,7 @@ export function keepTimes(lines, record, nameOf) {
     if (name) [kept[name], changed] = [ms, true];
   }
   if (!changed) return;
+  mkdirSync(dirname(record), { recursive: true }); // a fresh checkout has no cache folder yet
   const beside = `${record}.${process.pid}`; // whole or not there, for a run beside this one
   writeFileSync(beside, `${JSON.stringify(kept, Object.keys(kept).sort(), 1)}\n`);
   renameSync(beside, record);

@@ -4,7 +4,7 @@
 // skipped and why, and the exit code is the runner's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -91,10 +91,13 @@ it('in the quick tier, a test file that starts a child process fails, saying to 
 
 it('starts the longest file first by the times kept, a file with none before all, and keeps a run’s times', () => {
   const dir = tempDir('test-times');
-  const record = join(dir, 'times.json');
+  const record = join(dir, 'cache', 'times.json'); // a folder a fresh checkout does not have yet
   const files = ['a', 'b', 'c', 'new'].map((name) => ({ path: `/x/${name}.test.ts`, name }));
   const order = () => longestFirst(files, record).map((f) => f.name);
   assert.deepEqual(order(), ['a', 'b', 'c', 'new'], 'no record: name order');
+  keepTimes('', record, () => 'a');
+  assert.deepEqual(order(), ['a', 'b', 'c', 'new'], 'a run with no times keeps none');
+  mkdirSync(join(dir, 'cache'));
   writeFileSync(record, '{ not json');
   assert.deepEqual(order(), ['a', 'b', 'c', 'new'], 'a record that cannot be read is none');
   writeFileSync(record, JSON.stringify({ a: 10, b: 300, c: 20, gone: 999 }));
@@ -111,6 +114,9 @@ it('starts the longest file first by the times kept, a file with none before all
   keepTimes(lines.join(''), record, (file) => names.get(file));
   assert.deepEqual(JSON.parse(readFileSync(record, 'utf8')), { a: 10, b: 5, c: 400, gone: 999 });
   assert.deepEqual(order(), ['new', 'c', 'a', 'b']);
+  rmSync(join(dir, 'cache'), { recursive: true });
+  keepTimes(lines.join(''), record, (file) => names.get(file));
+  assert.deepEqual(JSON.parse(readFileSync(record, 'utf8')), { b: 5, c: 400 }, 'its folder made first');
 });
 
 it('bundles a test file whose modules keep where they were, and refuses what it cannot keep', async () => {
