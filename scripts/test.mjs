@@ -23,7 +23,8 @@ const quick = process.argv.includes('--quick');
 const isTestFile = (/** @type {string} */ arg) => /\.test\.[cm]?[jt]s$/.test(arg);
 const args = process.argv.slice(2).filter((arg) => arg !== '--quick' && arg !== '--test');
 const named = args.filter(isTestFile).map((file) => resolve(file));
-const files = named.length || !quick ? named : quickTier(here('../test/'));
+const testDir = here('../test/');
+const files = named.length || !quick ? named : quickTier(testDir);
 if (files.length === 0) {
   console.error('usage: node scripts/test.mjs [--quick] [node test options] <test files>');
   process.exit(2);
@@ -37,7 +38,6 @@ const out = join(runs, String(process.pid));
 rmSync(out, { recursive: true, force: true }); // a folder left by an earlier process of this id
 const record = join(testCache(), 'times.json');
 // the record keeps the project's test files by name (a runner's own test runs files from elsewhere)
-const testDir = here('../test/');
 const recordName = (/** @type {string} */ path) =>
   path.startsWith(testDir) ? `test/${path.slice(testDir.length)}` : undefined;
 const ordered = longestFirst(
