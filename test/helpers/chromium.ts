@@ -1,15 +1,18 @@
-// Debian's Chromium for the browser suites, driven by playwright-core (no browser download). In CI
-// it must be there (.ci/run installs it); elsewhere a suite without it is skipped, saying why.
+// Debian's Chromium for the browser suites, driven by playwright-core (no browser download): its
+// headless shell (package chromium-headless-shell), Blink and V8 without the desktop browser around
+// them, which is what playwright itself launches for headless runs. A page there costs a fraction
+// of the CPU the full browser spends on it (docs/performance.md, The test suite's time). In CI it
+// must be there (.ci/run installs it); elsewhere a suite without it is skipped, saying why.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium-headless-shell';
 
 export const chromiumSkip: string | false =
-  existsSync(CHROMIUM) || process.env.CI ? false : 'no /usr/bin/chromium (apt-get install chromium)';
+  existsSync(CHROMIUM) || process.env.CI ? false : `no ${CHROMIUM} (apt-get install chromium-headless-shell)`;
 
 /** A headless Chromium with nothing of its own on the network: only the pages under test load. */
 export const launchChromium = () =>

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The front door in a real browser (docs/contract.md, The front door): Debian's Chromium driven
 // by playwright-core against a gateway on port 0. In CI this must run (.ci/run installs
-// chromium); elsewhere it is skipped only when /usr/bin/chromium is missing.
+// chromium-headless-shell); elsewhere it is skipped only when that is missing.
 // Run by test/browser.test.ts in two parts (the pages, the keyboard and /grade; every page
 // at two sizes, in two themes, with and without JavaScript).
 import assert from 'node:assert/strict';
