@@ -7,7 +7,6 @@ import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
 import { streamOutput } from './log-output.ts';
 import { createMailer } from './mail.ts';
-import { createMetrics } from './metrics.ts';
 import { diskReader, loadSite, readPointer, upstreamReader } from './site-load.ts';
 import { watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
@@ -33,8 +32,11 @@ export async function assembleGateway(opts: AssembleOptions) {
   const output = opts.logWrite ? null : streamOutput();
   const logger = createLogger(output ?? ((chunk) => opts.logWrite!(chunk.toString())));
   const log = logger.log;
-  // METRICS_TOKEN unset: nothing is measured, and /metrics is an unknown path
-  const metrics = config.metricsToken ? createMetrics({ token: config.metricsToken, clock }) : null;
+  // METRICS_TOKEN unset: nothing is measured, /metrics is an unknown path, and prom-client is not
+  // even loaded (a start without it costs less: docs/performance.md, The test suite's time)
+  const metrics = config.metricsToken
+    ? (await import('./metrics.ts')).createMetrics({ token: config.metricsToken, clock })
+    : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
   const policy = servePolicy(config);
   const reader = config.upstreamUrl

@@ -8,8 +8,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArgs, usageExit } from '../build/client/cli/args.ts';
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
-import { redisAccountQueries } from '../gateway/store/redis/account-queries.ts';
-import { openRedisClient } from '../gateway/store/redis/client.ts';
 import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite/schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';
 import { KEY_NOT_AN_ARGUMENT, readStandardInput, revokeLeaked } from './revoke-leaked.ts';
@@ -171,6 +169,9 @@ async function main(): Promise<number> {
     return 1;
   }
   if (config.redisUrl) {
+    // loaded only in this mode, as the gateway's store does (gateway/store/open.ts)
+    const { openRedisClient } = await import('../gateway/store/redis/client.ts');
+    const { redisAccountQueries } = await import('../gateway/store/redis/account-queries.ts');
     const client = await openRedisClient(config.redisUrl);
     try {
       return await run(redisAccountQueries(client, config.redisPrefix), call);
