@@ -33,7 +33,7 @@ export async function assembleGateway(opts: AssembleOptions) {
   const logger = createLogger(output ?? ((chunk) => opts.logWrite!(chunk.toString())));
   const log = logger.log;
   // METRICS_TOKEN unset: nothing is measured, /metrics is an unknown path, and prom-client is not
-  // even loaded (a start without it costs less: docs/performance.md, The test suite's time)
+  // even loaded (docs/performance.md, The measurements behind the code)
   const metrics = config.metricsToken
     ? (await import('./metrics.ts')).createMetrics({ token: config.metricsToken, clock })
     : null;

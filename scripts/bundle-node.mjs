@@ -3,9 +3,9 @@
 // editors' changelog, bundled by esbuild from their TypeScript (the one source of truth) into ESM
 // for Node, with source maps pointing back at it. Dependencies stay in node_modules
 // (better-sqlite3 has native parts; the others are loaded as installed); code the entries share, and
-// dynamic imports (Redis, the upstream proxy), go into chunks loaded only where used. So `npm run
-// build` and `npm start` run on the production dependencies alone, with no TypeScript loader
-// (docs/operations.md, "Running in production").
+// dynamic imports (Redis, the upstream proxy, the metrics), go into chunks loaded only where used.
+// So `npm run build` and `npm start` run on the production dependencies alone, with no TypeScript
+// loader (docs/operations.md, "Running in production").
 //   node scripts/bundle-node.mjs [OUT]   (default dist/, or DIST_DIR; scripts/run.mjs and npm start call it)
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
