@@ -17,7 +17,8 @@ export function rawConnection(url: string): RawConnection {
   const { hostname, port } = new URL(url);
   let socket: Socket | undefined;
   let buffered: Buffer = Buffer.alloc(0);
-  let waiting: { resolve(status: number): void; reject(err: Error): void } | undefined;
+  /** The request under way, and the connection it was written on (an earlier one's close is not its). */
+  let waiting: { resolve(status: number): void; reject(err: Error): void; on: Socket } | undefined;
 
   const fail = (why: string) => {
     const w = waiting;
@@ -45,6 +46,7 @@ export function rawConnection(url: string): RawConnection {
   const open = () => {
     const s = connect(Number(port), hostname);
     s.on('data', (chunk: Buffer) => {
+      if (waiting?.on !== s) return; // nothing is asked of it
       buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
       answered();
     });
@@ -54,7 +56,7 @@ export function rawConnection(url: string): RawConnection {
     });
     s.on('close', () => {
       if (socket === s) socket = undefined;
-      fail('the connection closed');
+      if (waiting?.on === s) fail('the connection closed');
     });
     return s;
   };
@@ -66,7 +68,7 @@ export function rawConnection(url: string): RawConnection {
       buffered = Buffer.alloc(0);
       const s = socket;
       return new Promise((resolve, reject) => {
-        waiting = { resolve, reject };
+        waiting = { resolve, reject, on: s };
         s.write(request);
       });
     },
