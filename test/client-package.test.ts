@@ -103,7 +103,7 @@ describe('the client package', () => {
     assert.equal(version.stdout, `${CLIENT_VERSION} (reads schema_version 1.0)\n`);
   });
 
-  it('syncs every class for one counted request, an unchanged rerun for none, a past year for one', async () => {
+  it('syncs every class for one counted request, an unchanged rerun for none; a past year likewise', async () => {
     const before = await used();
     const first = await grainTables(['sync', '--url', t.url, '--out', 'tables']);
     assert.equal(first.status, 0, first.stderr);
@@ -129,6 +129,12 @@ describe('the client package', () => {
     assert.ok(!asked.some((l) => l.includes('"status":404')), asked.join('\n'));
     const cwrs = (await get(t.url, grainYearKey('CWRS', '2025/26'), key)).body;
     assert.deepEqual(readFileSync(join(consumer, 'tables-2025-26/grains/CWRS.json')), cwrs);
+    const yearMid = await used();
+    const yearArgs = ['sync', '--url', t.url, '--out', 'tables-2025-26', '--crop-year', '2025/26'];
+    const yearAgain = await grainTables(yearArgs);
+    assert.equal(yearAgain.status, 0, yearAgain.stderr);
+    assert.match(yearAgain.stdout, /^unchanged since the last sync: 9 records; 0 request\(s\) counted/);
+    assert.equal(await used(), yearMid, "an unchanged year's rerun is a free 304 too");
   });
 
   it('grades from the package as the repository grader does, on the synced copy', async () => {

@@ -68,6 +68,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The path the client asks for a snapshot, and names to its cache: a crop year's slash is sent
+ * percent-encoded. A caller that keeps its own cache (the sync) looks entries up by this path.
+ */
+export const snapshotPath = (cropYear?: string) =>
+  snapshotKey(cropYear === undefined ? null : encodeURIComponent(cropYear));
+
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
 export type { Changelog, GrainList, Snapshot };
 export type Record_ = GrainRecordBody;
@@ -172,7 +179,7 @@ export function createClient(opts: ClientOptions): Client {
           ? grainKey(encodeURIComponent(id))
           : grainYearKey(encodeURIComponent(id), encodeURIComponent(q.cropYear)),
       ),
-    snapshot: (q = {}) => get<Snapshot>(snapshotKey(q.cropYear === undefined ? null : encodeURIComponent(q.cropYear))),
+    snapshot: (q = {}) => get<Snapshot>(snapshotPath(q.cropYear)),
     changelog: (q = {}) => {
       const params = new URLSearchParams();
       if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);

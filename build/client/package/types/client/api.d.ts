@@ -56,6 +56,11 @@ export declare class ApiError extends Error {
     /** The answer's rate-limit headers (an authorised error is counted too). */
     rateLimit?: RateLimit | null);
 }
+/**
+ * The path the client asks for a snapshot, and names to its cache: a crop year's slash is sent
+ * percent-encoded. A caller that keeps its own cache (the sync) looks entries up by this path.
+ */
+export declare const snapshotPath: (cropYear?: string) => string;
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
 export type { Changelog, GrainList, Snapshot };
 export type Record_ = GrainRecordBody;
