@@ -341,6 +341,12 @@ describe('sync', () => {
         [['--url', t.url, '--out', out], { API_KEY: '' }, /^no API key: pass --key, or set API_KEY/],
         [['--url', t.url, '--out', out, '--wait', 'soon'], { API_KEY: key }, /^--wait must be a whole number/],
         [['--uri', t.url], {}, /^Unknown option '--uri'/],
+        // the API's paths begin with /api: a base URL ending with it is named as the mistake
+        [
+          ['--url', `${t.url}/api/`, '--key', key, '--out', out],
+          {},
+          new RegExp(`^--url is the service's base URL, without /api: --url ${t.url.replaceAll('.', '\\.')}\n`),
+        ],
       ] as const) {
         const run = await cli([...args], env);
         assert.equal(run.status, 2, args.join(' '));

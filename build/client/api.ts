@@ -5,6 +5,7 @@
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
 import {
   API_KEY_HEADER,
+  ERROR_CODES,
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
@@ -13,7 +14,7 @@ import {
   ROUTES,
   snapshotKey,
 } from '../site-format.ts';
-import type { Changelog, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
+import type { Changelog, ErrorBody, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
 
 export interface RateLimit {
   limit: number;
@@ -59,8 +60,12 @@ export class ApiError extends Error {
     readonly status: number | null,
     /** Seconds until a retry may succeed (a 429's Retry-After), when the service said. */
     readonly retryAfter: number | null = null,
-    /** The error's stable code (`unknown_crop_year`, …), when the service said. */
-    readonly code: string | null = null,
+    /**
+     * The error's stable code (`unknown_crop_year`, …): one of the service's error codes as this
+     * version knows them, so comparing it with a misspelt one does not compile. Null when the
+     * service said none, or gave one added after this version (the status says what it is then).
+     */
+    readonly code: ErrorCode | null = null,
     /** The answer's rate-limit headers (an authorised error is counted too). */
     readonly rateLimit: RateLimit | null = null,
   ) {
@@ -74,6 +79,10 @@ export class ApiError extends Error {
  */
 export const snapshotPath = (cropYear?: string) =>
   snapshotKey(cropYear === undefined ? null : encodeURIComponent(cropYear));
+
+/** The service's error codes (docs/contract.md, Errors and HTTP), as the error body's schema lists them. */
+export type ErrorCode = ErrorBody['code'];
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
 export type { Changelog, GrainList, Snapshot };
@@ -190,10 +199,10 @@ export function createClient(opts: ClientOptions): Client {
   };
 }
 
-async function errorOf(res: Response): Promise<{ message: string; code: string | null }> {
+async function errorOf(res: Response): Promise<{ message: string; code: ErrorCode | null }> {
   try {
     const body = (await res.json()) as { error?: unknown; code?: unknown };
-    const code = typeof body.code === 'string' ? body.code : null;
+    const code = typeof body.code === 'string' && KNOWN_CODES.has(body.code) ? (body.code as ErrorCode) : null;
     if (typeof body.error === 'string') return { message: body.error, code };
   } catch {
     // not JSON: the status says it

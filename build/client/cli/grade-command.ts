@@ -43,7 +43,13 @@ function loadRecord(
   try {
     build = readBuild(read);
   } catch {
-    io.err(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
+    // the package's command (grain-tables grade) reads a synced copy; npm run build is this repository's
+    io.err(
+      spec.command.startsWith('grain-tables')
+        ? `nothing to grade against: sync a copy first (${syncAs(spec)} --url <base URL> --out tables), ` +
+            'then name its folder with --copy tables'
+        : `no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`,
+    );
     return 1;
   }
   const { manifest } = build;
