@@ -291,6 +291,18 @@ describe('sync', () => {
     });
   });
 
+  it('names a base URL that ends with /api as the mistake (every path is unknown under it)', () =>
+    onOwnSite({}, async (t) => {
+      const key = await register(t.url, 'api-suffix@example.com');
+      const client = createClient({ baseUrl: `${t.url}/api/`, key });
+      await assert.rejects(client.snapshot(), (err: Error) => {
+        assert.ok(err instanceof ApiError);
+        assert.deepEqual([err.status, err.code], [404, 'not_found']);
+        assert.ok(err.message.endsWith(`The base URL is the service's address without /api: ${t.url}`), err.message);
+        return true;
+      });
+    }));
+
   it('the client is served as a public module that works as its source does', () =>
     onOwnSite({}, async (t) => {
       const res = await get(t.url, '/client/api.js');

@@ -173,7 +173,12 @@ export function createClient(opts: ClientOptions): Client {
         await sleep(backoff(attempt));
         continue;
       }
-      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status, null, code, rateLimit);
+      // a base URL ending with /api asks for /api/api/…, which no route has: name the mistake
+      const hint =
+        res.status === 404 && code === 'not_found' && base.endsWith('/api')
+          ? ` The base URL is the service's address without /api: ${base.slice(0, -'/api'.length)}`
+          : '';
+      throw new ApiError(`${res.status} for ${path}: ${message}${hint}`, res.status, null, code, rateLimit);
     }
   }
 
