@@ -71,5 +71,4 @@ runBench(process.argv.slice(2), main, {
   help: `Measures what the access log and the metrics cost a request: the gateway with ACCESS_LOG=errors,
 with ACCESS_LOG=all and with METRICS_TOKEN set, against a bare node:http server sending the same
 bytes (docs/performance.md). Prints the table (Markdown) to stdout.`,
-  rounds: 12,
 });
