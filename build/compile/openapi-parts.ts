@@ -38,7 +38,7 @@ const challenge = { 'WWW-Authenticate': header(AUTH_CHALLENGE, 'string') };
 
 /** When each code an operation can give is given, as the document says it. */
 const WHEN: Partial<Record<ErrorCode, string>> = {
-  missing_key: `no ${API_KEY_HEADER}; register at POST ${ROUTES.register.path}`,
+  missing_key: `no ${API_KEY_HEADER} (POST ${ROUTES.register.path} issues a key)`,
   invalid_key: `a malformed, unknown or revoked ${API_KEY_HEADER}`,
   key_in_query: `an API key in the URL (keys are accepted only in ${API_KEY_HEADER}; replace such a key)`,
   rate_limited: 'the hourly limit of the key is reached',
@@ -52,15 +52,15 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   register_limited: 'too many keys issued to this network address this hour',
   register_attempts_limited: 'too many attempts from this network address this hour',
   too_many_keys:
-    'the account holds its most live keys; the sentence says how to revoke one, or to get a key back by mail ' +
-    `(POST ${ROUTES.recover.path})`,
+    'the account holds its most live keys (the sentence says how to revoke one, or to get a key back by mail ' +
+    `with POST ${ROUTES.recover.path})`,
   recovery_mails_limited: 'too many recovery mails for this e-mail address this hour',
   recovery_address_limited: 'too many recovery mails asked for from this network address this hour',
   bad_recovery_json: 'the body is not a JSON object with a "token" string',
-  recovery_token_unknown: 'the token is not one the service sent; nothing changed',
-  recovery_token_used: 'the token was used already; nothing changed',
-  recovery_token_expired: 'the token has expired; nothing changed',
-  recovery_token_superseded: 'a newer token was sent since; nothing changed',
+  recovery_token_unknown: 'the token is not one the service sent (nothing changed)',
+  recovery_token_used: 'the token was used already (nothing changed)',
+  recovery_token_expired: 'the token has expired (nothing changed)',
+  recovery_token_superseded: 'a newer token was sent since (nothing changed)',
   unsupported_type: `the body is not ${JSON_MEDIA_TYPE}`,
   too_large: `the body is larger than ${REGISTRATION_BODY_BYTES / 1024} KiB`,
   bad_json: 'the body is not a JSON object with an "email" string',
@@ -70,6 +70,12 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   store_unavailable: 'REDIS_URL mode: the key store is unavailable (and the key was not verified recently)',
   upstream_failed: 'UPSTREAM_URL mode: the origin holding the bodies failed',
   upstream_timeout: 'UPSTREAM_URL mode: the origin holding the bodies did not answer in time',
+};
+
+const whenOf = (code: ErrorCode) => {
+  const when = WHEN[code];
+  if (when === undefined) throw new Error(`the OpenAPI document does not say when ${code} is answered`);
+  return when;
 };
 
 /** The headers an error answer always carries, by code (gateway/errors.ts sets them). */
@@ -103,7 +109,7 @@ export function errorAnswers(codes: readonly ErrorCode[]): Record<string, object
       allOf: [ref('Error'), { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: at } } }],
     };
     answers[String(status)] = {
-      description: at.map((c) => `${c}: ${WHEN[c] ?? c}`).join('; '),
+      description: at.map((c) => `${c}: ${whenOf(c)}`).join('; '),
       ...(headers ? { headers } : {}),
       content: { [JSON_MEDIA_TYPE]: { schema } },
     };
