@@ -209,6 +209,16 @@ describe('the client package', () => {
     const ran = await node([join(dir, 'out/example.js')], { cwd: consumer, env: { API_KEY: key } });
     assert.equal(ran.status, 0, ran.stderr);
     assert.equal(ran.stdout, 'grade CW Feed\n0 request(s) counted\n', 'the copy synced above is current');
+
+    // what the README says a project needs: without "type": "module" the same example fails
+    const cjs = join(consumer, 'ts-cjs');
+    mkdirSync(cjs);
+    writeFileSync(join(cjs, 'package.json'), '{"name": "cjs", "private": true}\n');
+    writeFileSync(join(cjs, 'example.ts'), example);
+    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['example.ts'] }));
+    const cjsTsc = await node([join(root, 'node_modules/typescript/bin/tsc'), '-p', cjs, '--noEmit'], { cwd: cjs });
+    assert.notEqual(cjsTsc.status, 0);
+    assert.match(cjsTsc.stdout, /error TS1309: The current file is a CommonJS module and cannot use 'await'/);
   });
 
   it('passes the packaging linters: publint, and "are the types wrong" for an ES module package', async () => {
