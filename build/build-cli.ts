@@ -3,15 +3,26 @@
 // against the build live in --out), then publish every response body. It runs as its bundle
 // (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildSite } from './build-site.ts';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
+import { readArgs } from './client/cli/args.ts';
 import { publishSite } from './publish/publish.ts';
 import { DEFAULT_DIRS } from './site-format.ts';
 import { formatError } from './validate/validate.ts';
 
-const { values } = parseArgs({
+const { values } = readArgs({
+  command: 'npm run build --',
+  usage: '[--dataset DIR] [--out DIR]',
+  help: `
+Validates the dataset, checks that every change to a published record is named by a changelog
+entry (docs/dataset-editing.md), then publishes every response body as a new build, which a
+running gateway swaps in. Nothing is published when anything is wrong.
+
+  --dataset DIR  the dataset to build (default: DATASET_DIR, else ${DEFAULT_DIRS.dataset})
+  --out DIR      where builds are published (default: SITE_DIR, else ${DEFAULT_DIRS.site})
+
+Exit codes: 0 published, 1 refused (the reasons are printed), 2 usage.`,
   options: {
     dataset: { type: 'string', default: process.env.DATASET_DIR || DEFAULT_DIRS.dataset },
     out: { type: 'string', default: process.env.SITE_DIR || DEFAULT_DIRS.site },

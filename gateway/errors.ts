@@ -10,6 +10,7 @@ import {
   type CatalogueName,
   CHANGELOG_MAX_LIMIT,
   EMAIL_MAX_LENGTH,
+  type ERROR_STATUS,
   type ErrorCode,
   JSON_CONTENT_TYPE,
   JSON_MEDIA_TYPE,
@@ -23,18 +24,19 @@ import {
 import { MAX_HEADER_BYTES } from './config.ts';
 import { type Decision, retryAfterSeconds } from './rate-limit.ts';
 
-export class HttpError extends Error {
+export class HttpError<S extends number = number> extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
   code: ErrorCode = 'internal';
   constructor(
-    readonly status: number,
+    /** A literal in the catalogue, so that the compiler holds it to the code's status (ERROR_STATUS). */
+    readonly status: S,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
   /** The same error with headers made for this answer (a Retry-After counted from now). */
-  withHeaders(headers: Readonly<Record<string, string>>): HttpError {
+  withHeaders(headers: Readonly<Record<string, string>>): HttpError<S> {
     const e = new HttpError(this.status, this.message, headers);
     e.code = this.code;
     return e;
@@ -50,7 +52,8 @@ const CHALLENGE = { 'WWW-Authenticate': AUTH_CHALLENGE };
  */
 const WRITE_RETRY_SECONDS = 10;
 
-const methodNotAllowed = (allow: string) => new HttpError(405, `Method not allowed. Use ${allow}.`, { Allow: allow });
+const methodNotAllowed = (allow: string) =>
+  new HttpError(405 as const, `Method not allowed. Use ${allow}.`, { Allow: allow });
 
 export const ERRORS = {
   // Keys and limits (docs/contract.md, Authentication and limits)
@@ -190,8 +193,9 @@ export const ERRORS = {
   headersTooLarge: new HttpError(431, `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`),
   requestTimeout: new HttpError(408, 'The request took too long to arrive.'),
   connectNotAllowed: new HttpError(405, 'Method not allowed.'),
-  // one entry for each code of the site format's list (ERROR_CODES), no other: the compiler holds them to it
-} as const satisfies { readonly [C in ErrorCode as CatalogueName<C>]: HttpError };
+  // one entry for each code of the site format's table (ERROR_STATUS), no other, each with the
+  // table's status: the compiler holds them to it
+} as const satisfies { readonly [C in ErrorCode as CatalogueName<C>]: HttpError<(typeof ERROR_STATUS)[C]> };
 
 export type ErrorName = keyof typeof ERRORS;
 

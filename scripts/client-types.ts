@@ -3,10 +3,18 @@
 // a response schema, and commit the result; the tests fail while they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readArgs } from '../build/client/cli/args.ts';
 import { clientDeclarations } from '../build/client/package/declarations.ts';
 import { TYPES_DIR } from '../build/client/package/package-layout.ts';
 import { projectRoot } from '../build/project-root.mjs';
 
+readArgs({
+  command: 'npm run client:types --',
+  usage: '',
+  help: `Writes the client package's declarations into ${TYPES_DIR}/ from the sources, replacing what is
+there. Run it after changing build/client/ or a response schema, and commit the result.`,
+  options: {},
+});
 const root = projectRoot();
 const files = clientDeclarations();
 const dir = join(root, TYPES_DIR);

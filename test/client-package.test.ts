@@ -103,7 +103,7 @@ describe('the client package', () => {
     assert.equal(version.stdout, `${CLIENT_VERSION} (reads schema_version 1.0)\n`);
   });
 
-  it('syncs every class for one counted request, an unchanged rerun for none, a past year for one', async () => {
+  it('syncs every class for one counted request, an unchanged rerun for none; a past year likewise', async () => {
     const before = await used();
     const first = await grainTables(['sync', '--url', t.url, '--out', 'tables']);
     assert.equal(first.status, 0, first.stderr);
@@ -129,6 +129,12 @@ describe('the client package', () => {
     assert.ok(!asked.some((l) => l.includes('"status":404')), asked.join('\n'));
     const cwrs = (await get(t.url, grainYearKey('CWRS', '2025/26'), key)).body;
     assert.deepEqual(readFileSync(join(consumer, 'tables-2025-26/grains/CWRS.json')), cwrs);
+    const yearMid = await used();
+    const yearArgs = ['sync', '--url', t.url, '--out', 'tables-2025-26', '--crop-year', '2025/26'];
+    const yearAgain = await grainTables(yearArgs);
+    assert.equal(yearAgain.status, 0, yearAgain.stderr);
+    assert.match(yearAgain.stdout, /^unchanged since the last sync: 9 records; 0 request\(s\) counted/);
+    assert.equal(await used(), yearMid, "an unchanged year's rerun is a free 304 too");
   });
 
   it('grades from the package as the repository grader does, on the synced copy', async () => {
@@ -151,23 +157,32 @@ describe('the client package', () => {
       },
     );
     assert.equal(cli.status, 2, 'an empty sample on standard input is not JSON');
+    // without --copy, a client project has no build of the service's to read: it is told to sync
+    const noCopy = await grainTables(['grade', 'CWRS', '-']);
+    assert.equal(noCopy.status, 1);
+    assert.match(
+      noCopy.stderr,
+      /^nothing to grade against: sync a copy first \(grain-tables sync --url <base URL> --out/,
+    );
+    assert.doesNotMatch(noCopy.stderr, /npm run/);
     assert.equal(viaCli.status, 0, viaCli.stderr);
     assert.deepEqual(JSON.parse(viaCli.stdout), grade(record, sample));
   });
 
-  it('type-checks a strict TypeScript consumer, and refuses one that reads a field that does not exist', async () => {
+  it("runs its README's example in a strict TypeScript consumer, which a missing field or code fails", async () => {
     const readme = readFileSync(join(root, 'build/client/package/README.md'), 'utf8');
     const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
     const dir = join(consumer, 'ts');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'example.ts'), example.replaceAll('<the service>', 'grain.example.net'));
+    // the README's example as a new user would run it, against this gateway
+    writeFileSync(join(dir, 'example.ts'), example.replaceAll('https://<the service>', t.url));
     const tsconfig = {
       compilerOptions: {
         strict: true,
         module: 'nodenext',
         moduleResolution: 'nodenext',
         target: 'es2022',
-        noEmit: true,
+        outDir: 'out',
         typeRoots: [join(root, 'node_modules/@types')],
         types: ['node'],
       },
@@ -176,17 +191,34 @@ describe('the client package', () => {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     writeFileSync(
       join(dir, 'wrong.ts'),
-      "import { createClient } from 'grain-tables-client';\n" +
+      "import { ApiError, createClient } from 'grain-tables-client';\n" +
         "const { body } = await createClient({ baseUrl: 'https://x', key: 'k' }).getGrain('CWRS');\n" +
-        'console.log(body.not_a_field);\n',
+        'console.log(body.not_a_field);\n' +
+        "const e: unknown = new Error('x');\n" +
+        "if (e instanceof ApiError && e.code === 'unknwon_grain') console.log(e.code);\n",
     );
     // one compiler run for both: every error it reports is named by file, so the example's part is
-    // the lines naming example.ts, and there must be none
+    // the lines naming example.ts, and there must be none (the consumer's package.json says
+    // "type": "module", as the README asks)
     const tsc = await node([join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
     assert.notEqual(tsc.status, 0);
     const errors = tsc.stdout.split('\n').filter((line) => /: error TS\d+:/.test(line));
-    assert.equal(errors.length, 1, tsc.stdout);
+    assert.equal(errors.length, 2, tsc.stdout);
     assert.match(errors[0]!, /^wrong\.ts\(3,\d+\): error TS2339: Property 'not_a_field' does not exist/);
+    assert.match(errors[1]!, /^wrong\.ts\(5,\d+\): error TS2367: .*'"unknwon_grain"'/);
+    const ran = await node([join(dir, 'out/example.js')], { cwd: consumer, env: { API_KEY: key } });
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(ran.stdout, 'grade CW Feed\n0 request(s) counted\n', 'the copy synced above is current');
+
+    // what the README says a project needs: without "type": "module" the same example fails
+    const cjs = join(consumer, 'ts-cjs');
+    mkdirSync(cjs);
+    writeFileSync(join(cjs, 'package.json'), '{"name": "cjs", "private": true}\n');
+    writeFileSync(join(cjs, 'example.ts'), example);
+    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: ['example.ts'] }));
+    const cjsTsc = await node([join(root, 'node_modules/typescript/bin/tsc'), '-p', cjs, '--noEmit'], { cwd: cjs });
+    assert.notEqual(cjsTsc.status, 0);
+    assert.match(cjsTsc.stdout, /error TS1309: The current file is a CommonJS module and cannot use 'await'/);
   });
 
   it('passes the packaging linters: publint, and "are the types wrong" for an ES module package', async () => {

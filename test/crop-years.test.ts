@@ -241,6 +241,10 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(s.records.new, 9, 'the nine classes published for 2025/26; the wheat classes added in 2026/27 not');
     assert.equal(JSON.parse(readFileSync(join(copy, 'grains/CWRS.json'), 'utf8')).effective_crop_year, '2025/26');
     assert.equal(existsSync(join(copy, 'grains/CWHWS.json')), false);
+    // unchanged, a year's copy is a free 304 as the current one is: the held ETag is sent
+    const again = await syncMirror({ baseUrl: t.url, key, out: copy, cropYear: '2025/26' });
+    assert.deepEqual([again.changed, again.counted, again.records.unchanged], [false, 0, 9]);
+    assert.equal(again.remaining, s.remaining, 'the service counted nothing');
     await assert.rejects(syncMirror({ baseUrl: t.url, key, out: copy }), /is a mirror of the crop year 2025\/26/);
 
     // 0.04% ergot: within No. 1 CWRS's 0.04% of 2025/26, over its 0.03% of 2026/27

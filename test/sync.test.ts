@@ -291,6 +291,18 @@ describe('sync', () => {
     });
   });
 
+  it('names a base URL that ends with /api as the mistake (every path is unknown under it)', () =>
+    onOwnSite({}, async (t) => {
+      const key = await register(t.url, 'api-suffix@example.com');
+      const client = createClient({ baseUrl: `${t.url}/api/`, key });
+      await assert.rejects(client.snapshot(), (err: Error) => {
+        assert.ok(err instanceof ApiError);
+        assert.deepEqual([err.status, err.code], [404, 'not_found']);
+        assert.ok(err.message.endsWith(`The base URL is the service's address without /api: ${t.url}`), err.message);
+        return true;
+      });
+    }));
+
   it('the client is served as a public module that works as its source does', () =>
     onOwnSite({}, async (t) => {
       const res = await get(t.url, '/client/api.js');
@@ -341,6 +353,12 @@ describe('sync', () => {
         [['--url', t.url, '--out', out], { API_KEY: '' }, /^no API key: pass --key, or set API_KEY/],
         [['--url', t.url, '--out', out, '--wait', 'soon'], { API_KEY: key }, /^--wait must be a whole number/],
         [['--uri', t.url], {}, /^Unknown option '--uri'/],
+        // the API's paths begin with /api: a base URL ending with it is named as the mistake
+        [
+          ['--url', `${t.url}/api/`, '--key', key, '--out', out],
+          {},
+          new RegExp(`^--url is the service's base URL, without /api: --url ${t.url.replaceAll('.', '\\.')}\n`),
+        ],
       ] as const) {
         const run = await cli([...args], env);
         assert.equal(run.status, 2, args.join(' '));

@@ -5,6 +5,7 @@
 // and 5xx with backoff and jitter, and puts the key nowhere but the X-API-Key header.
 import {
   API_KEY_HEADER,
+  ERROR_CODES,
   GRAIN_LIST_KEY,
   grainKey,
   grainYearKey,
@@ -13,7 +14,7 @@ import {
   ROUTES,
   snapshotKey,
 } from '../site-format.ts';
-import type { Changelog, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
+import type { Changelog, ErrorBody, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
 
 export interface RateLimit {
   limit: number;
@@ -59,14 +60,29 @@ export class ApiError extends Error {
     readonly status: number | null,
     /** Seconds until a retry may succeed (a 429's Retry-After), when the service said. */
     readonly retryAfter: number | null = null,
-    /** The error's stable code (`unknown_crop_year`, …), when the service said. */
-    readonly code: string | null = null,
+    /**
+     * The error's stable code (`unknown_crop_year`, …): one of the service's error codes as this
+     * version knows them, so comparing it with a misspelt one does not compile. Null when the
+     * service said none, or gave one added after this version (the status says what it is then).
+     */
+    readonly code: ErrorCode | null = null,
     /** The answer's rate-limit headers (an authorised error is counted too). */
     readonly rateLimit: RateLimit | null = null,
   ) {
     super(message);
   }
 }
+
+/**
+ * The path the client asks for a snapshot, and names to its cache: a crop year's slash is sent
+ * percent-encoded. A caller that keeps its own cache (the sync) looks entries up by this path.
+ */
+export const snapshotPath = (cropYear?: string) =>
+  snapshotKey(cropYear === undefined ? null : encodeURIComponent(cropYear));
+
+/** The service's error codes (docs/contract.md, Errors and HTTP), as the error body's schema lists them. */
+export type ErrorCode = ErrorBody['code'];
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
 export type { Changelog, GrainList, Snapshot };
@@ -157,7 +173,12 @@ export function createClient(opts: ClientOptions): Client {
         await sleep(backoff(attempt));
         continue;
       }
-      throw new ApiError(`${res.status} for ${path}: ${message}`, res.status, null, code, rateLimit);
+      // a base URL ending with /api asks for /api/api/…, which no route has: name the mistake
+      const hint =
+        res.status === 404 && code === 'not_found' && base.endsWith('/api')
+          ? ` The base URL is the service's address without /api: ${base.slice(0, -'/api'.length)}`
+          : '';
+      throw new ApiError(`${res.status} for ${path}: ${message}${hint}`, res.status, null, code, rateLimit);
     }
   }
 
@@ -172,7 +193,7 @@ export function createClient(opts: ClientOptions): Client {
           ? grainKey(encodeURIComponent(id))
           : grainYearKey(encodeURIComponent(id), encodeURIComponent(q.cropYear)),
       ),
-    snapshot: (q = {}) => get<Snapshot>(snapshotKey(q.cropYear === undefined ? null : encodeURIComponent(q.cropYear))),
+    snapshot: (q = {}) => get<Snapshot>(snapshotPath(q.cropYear)),
     changelog: (q = {}) => {
       const params = new URLSearchParams();
       if (q.grain_id !== undefined) params.set('grain_id', q.grain_id);
@@ -183,10 +204,10 @@ export function createClient(opts: ClientOptions): Client {
   };
 }
 
-async function errorOf(res: Response): Promise<{ message: string; code: string | null }> {
+async function errorOf(res: Response): Promise<{ message: string; code: ErrorCode | null }> {
   try {
     const body = (await res.json()) as { error?: unknown; code?: unknown };
-    const code = typeof body.code === 'string' ? body.code : null;
+    const code = typeof body.code === 'string' && KNOWN_CODES.has(body.code) ? (body.code as ErrorCode) : null;
     if (typeof body.error === 'string') return { message: body.error, code };
   } catch {
     // not JSON: the status says it

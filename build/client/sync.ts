@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { swapFolder } from '../atomic-write.mjs';
 import { SCHEMA_VERSION, snapshotKey } from '../site-format.ts';
 import type { ChangelogEntry, Snapshot } from '../types.ts';
-import { ApiError, type ClientCache, type ClientOptions, createClient } from './api.ts';
+import { ApiError, type ClientCache, type ClientOptions, createClient, snapshotPath } from './api.ts';
 import { summaryOf } from './summary.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
@@ -103,7 +103,10 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
       `${out} is a mirror of ${what(state.cropYear)}, not of ${what(cropYear)}: each is kept in a folder of its own`,
     );
   }
+  // sync-state.json names the snapshot by its canonical key (`?crop_year=2025/26`), the client asks
+  // for it percent-encoded: the held ETag is sent whichever the client's path is
   const path = snapshotKey(cropYear);
+  const asked = snapshotPath(cropYear ?? undefined);
   const held = state.etags[path];
   const oldIds = mirroredIds(out);
   const whole = existsSync(join(out, SYNC_FILES.list));
@@ -120,7 +123,7 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   }
   // The snapshot is not kept whole: a 304 needs only the ETag, and its body is never read then.
   const cache: ClientCache = {
-    get: (p) => (p === path && held && intact ? { etag: held, text: 'null' } : undefined),
+    get: (p) => (p === asked && held && intact ? { etag: held, text: 'null' } : undefined),
     set: () => {},
   };
   const client = createClient({ ...opts, cache });

@@ -14,18 +14,15 @@ import {
   type RouteName,
 } from '../site-format.ts';
 import {
-  bodyRefused,
+  BODY_ERRORS,
   conditionals,
   dataOperation,
+  errorAnswers,
   etagHeader,
   jsonBody,
-  keyInUrl,
-  preconditionFailed,
+  notModified,
   ref,
-  retryAfter,
-  storeDown,
-  unauthorised,
-  upstream,
+  UPSTREAM_ERRORS,
 } from './openapi-parts.ts';
 
 export interface OperationText {
@@ -67,15 +64,17 @@ export function operations(ids: string[], liveKeyCap: number) {
       },
       responses: {
         '201': jsonBody('Registration', 'the new key, shown only this once'),
-        '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
-        '409': jsonBody(
-          'Error',
-          `the account already holds ${liveKeyCap} live keys; the sentence says how to revoke one, or to get ` +
-            `a key back by mail (POST ${ROUTES.recover.path})`,
-        ),
-        ...bodyRefused,
-        '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
-        '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
+        ...errorAnswers([
+          'bad_json',
+          'bad_email',
+          'key_in_query',
+          'too_many_keys',
+          ...BODY_ERRORS,
+          'register_attempts_limited',
+          'register_limited',
+          'store_unavailable',
+          'cannot_save_keys',
+        ]),
       },
     },
     recover: {
@@ -91,13 +90,15 @@ export function operations(ids: string[], liveKeyCap: number) {
       requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: ref('RecoveryRequest') } } },
       responses: {
         '202': jsonBody('RecoveryAccepted', 'accepted: a mail goes out when an account holds the address'),
-        '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
-        ...bodyRefused,
-        '429': {
-          ...jsonBody('Error', 'too many recovery mails for this e-mail address, or from this network address'),
-          headers: retryAfter,
-        },
-        '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
+        ...errorAnswers([
+          'bad_json',
+          'bad_email',
+          'key_in_query',
+          ...BODY_ERRORS,
+          'recovery_address_limited',
+          'recovery_mails_limited',
+          'store_unavailable',
+        ]),
       },
     },
     recoverConfirm: {
@@ -110,15 +111,18 @@ export function operations(ids: string[], liveKeyCap: number) {
       requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: ref('RecoveryConfirmRequest') } } },
       responses: {
         '201': jsonBody('Registration', 'the new key, shown only this once; the earlier keys are revoked'),
-        '400': jsonBody(
-          'Error',
-          'the body is not a JSON object with a "token" string, or the token is unknown ' +
-            '(recovery_token_unknown), used (recovery_token_used), expired (recovery_token_expired) or ' +
-            `replaced by a newer one (recovery_token_superseded); nothing changed. Or ${keyInUrl}`,
-        ),
-        ...bodyRefused,
-        '429': { ...jsonBody('Error', 'too many attempts from this network address'), headers: retryAfter },
-        '503': { ...jsonBody('Error', 'the key store is unavailable or cannot write'), headers: retryAfter },
+        ...errorAnswers([
+          'bad_recovery_json',
+          'recovery_token_unknown',
+          'recovery_token_used',
+          'recovery_token_expired',
+          'recovery_token_superseded',
+          'key_in_query',
+          ...BODY_ERRORS,
+          'register_attempts_limited',
+          'store_unavailable',
+          'cannot_save_keys',
+        ]),
       },
     },
     revokeKey: {
@@ -130,9 +134,7 @@ export function operations(ids: string[], liveKeyCap: number) {
         'Other keys of the account go on working.',
       responses: {
         '204': { description: 'revoked' },
-        '400': jsonBody('Error', keyInUrl),
-        '401': { ...unauthorised, description: `missing, malformed, unknown or already revoked ${API_KEY_HEADER}` },
-        '503': storeDown,
+        ...errorAnswers(['key_in_query', 'missing_key', 'invalid_key', 'store_unavailable', 'cannot_save_revocation']),
       },
     },
     grains: {
@@ -155,14 +157,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           cropYearParameter('a crop year the class was published for (its crop_years); without it, the current record'),
           ...conditionals,
         ],
-        responses: {
-          '400': jsonBody('Error', `crop_year is not a crop year like 2025/26 (bad_crop_year), or ${keyInUrl}`),
-          '404': jsonBody(
-            'Error',
-            `unknown grain id (see GET ${ROUTES.grains.path}), or a crop year the class was never published ` +
-              'for (unknown_crop_year)',
-          ),
-        },
+        errors: ['bad_query', 'repeated_param', 'bad_crop_year', 'unknown_grain', 'unknown_crop_year'],
       }),
     },
     snapshot: {
@@ -179,10 +174,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           cropYearParameter('a crop year some class was published for; without it, the current tables'),
           ...conditionals,
         ],
-        responses: {
-          '400': jsonBody('Error', `crop_year is not a crop year like 2025/26 (bad_crop_year), or ${keyInUrl}`),
-          '404': jsonBody('Error', 'a crop year no class was published for (unknown_crop_year)'),
-        },
+        errors: ['bad_query', 'repeated_param', 'bad_crop_year', 'unknown_crop_year'],
       }),
     },
     changelog: {
@@ -203,13 +195,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           },
           ...conditionals,
         ],
-        responses: {
-          '400': jsonBody(
-            'Error',
-            `limit is not an integer from 1 to ${CHANGELOG_MAX_LIMIT}, a parameter is repeated, or ${keyInUrl}`,
-          ),
-          '404': jsonBody('Error', `unknown grain_id; see GET ${ROUTES.grains.path}`),
-        },
+        errors: ['bad_query', 'repeated_param', 'bad_limit', 'unknown_grain'],
       }),
     },
     openapi: {
@@ -232,10 +218,8 @@ export function operations(ids: string[], liveKeyCap: number) {
             },
           },
         },
-        '304': { description: 'not modified: the ETag sent in If-None-Match is current', headers: etagHeader },
-        '400': jsonBody('Error', keyInUrl),
-        '412': preconditionFailed,
-        ...upstream,
+        '304': notModified('not modified: the ETag sent in If-None-Match is current', etagHeader),
+        ...errorAnswers(['key_in_query', 'precondition_failed', ...UPSTREAM_ERRORS]),
       },
     },
     health: {
@@ -246,7 +230,7 @@ export function operations(ids: string[], liveKeyCap: number) {
         'Whether all is well (`status`, and `reason` when not): the store, mail, the build served, one refused.',
       responses: {
         '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
-        '400': jsonBody('Error', keyInUrl),
+        ...errorAnswers(['key_in_query']),
       },
     },
   };

@@ -3,14 +3,29 @@
 // Parses an authority page and writes (or updates in place) dataset/grains/<GRAIN_ID>.yaml for review.
 import { writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readArgs, usageExit } from '../client/cli/args.ts';
 import { DEFAULT_DIRS } from '../site-format.ts';
 import { importPage } from './import-page.ts';
 import { PageError } from './parse-page.ts';
 import { readPage } from './read-page.ts';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
+const spec = {
+  command: 'npm run import --',
+  usage: '<page.html|URL> <GRAIN_ID> [--section NAME] [--name ...] [--kind ...] [--crop-year Y] [--out DIR]',
+  help: `
+Reads an authority page (a saved copy or its URL) and writes dataset/grains/<GRAIN_ID>.yaml, or
+updates it in place, changing only the lines whose cells changed (docs/dataset-editing.md).
+
+  --section NAME  the table to read, named as the page names it (a page with several; the file
+                  keeps it, and an unknown name lists the page's)
+  --name TEXT     the class's name (else the file's, else the section's)
+  --kind K        wheat, cereal, oilseed or pulse (else the file's)
+  --region R      western, eastern or none (else the file's)
+  --use-class U   general_purpose, malting or food (else the file's)
+  --crop-year Y   the crop year of the copy (2025/26), for a copy whose retrieval date is not known
+  --out DIR       the dataset folder (default ${DEFAULT_DIRS.dataset})
+
+Exit codes: 0 written (or unchanged), 1 the page cannot be imported, 2 usage.`,
   options: {
     section: { type: 'string' },
     name: { type: 'string' },
@@ -20,14 +35,13 @@ const { values, positionals } = parseArgs({
     'crop-year': { type: 'string' },
     out: { type: 'string', default: DEFAULT_DIRS.dataset },
   },
-});
+  positionals: true,
+} as const;
+const { values, positionals } = readArgs(spec);
 
 async function main(): Promise<number> {
   const [pageArg, grainId] = positionals;
-  if (!pageArg) {
-    console.error('usage: npm run import -- <page.html|URL> [GRAIN_ID] [--section "<caption prefix>"] [--name ...]');
-    return 2;
-  }
+  if (!pageArg) usageExit(spec, 'give the page: a saved copy or its URL');
   const page = await readPage(pageArg);
   const r = importPage(page, grainId ?? '', resolve(values.out!), {
     section: values.section,

@@ -2,7 +2,7 @@
 // /client/grade-result.schema.json, the type GradeResult derived from it (json-schema-to-ts), and
 // the tests validate every answer against it. docs/grading.md "The result" says what each field means.
 import { fileIn } from '../site-format.ts';
-import { exact, nullableStr, outcomeKindEnum, str } from './parts.ts';
+import { exact, nullableStr, outcomeKindEnum, str, strEnum } from './parts.ts';
 
 const gradeName = { type: 'string', minLength: 1, pattern: '^(?!Not stated)' } as const;
 
@@ -29,7 +29,7 @@ const JudgmentNeeded = exact({
 
 /** The answer's fields (the type is derived from these; GradeAnswer adds how they go together). */
 export const GradeAnswerFields = exact({
-  result: { enum: ['grade', 'fallthrough', 'undetermined'] },
+  result: strEnum('grade', 'fallthrough', 'undetermined'),
   grade: {
     type: ['string', 'null'],
     pattern: '^(?!Not stated)',

@@ -2,14 +2,14 @@
 // beside /client/grade-suite.json: groups of cases, each a sample and the answer a grader must give
 // (the fields it names), with the table's row and column that decide it. docs/grading.md "Checking a port".
 import { fileIn, GRAIN_ID_PATTERN } from '../site-format.ts';
-import { exact, str } from './parts.ts';
+import { exact, str, strEnum } from './parts.ts';
 
 const expected = {
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    result: { enum: ['grade', 'fallthrough', 'undetermined'] },
+    result: strEnum('grade', 'fallthrough', 'undetermined'),
     grade: { type: ['string', 'null'], pattern: '^(?!Not stated)' },
     missing: { type: 'array', items: str },
     judgments_needed: { type: 'array', items: { type: 'object' } },

@@ -12,26 +12,29 @@ export const exact = <const P extends Record<string, unknown>>(properties: P) =>
   properties,
 });
 
-// The allowed values a source field and its published field share: written once, here.
-export const kindEnum = { enum: ['wheat', 'cereal', 'oilseed', 'pulse'] } as const;
-export const regionEnum = { enum: ['western', 'eastern', null] } as const;
-export const useClassEnum = { enum: ['general_purpose', 'malting', 'food', null] } as const;
-export const coverageEnum = { enum: ['complete', 'partial'] } as const;
-export const directionEnum = { enum: ['maximum', 'minimum', 'qualitative'] } as const;
-export const footnoteEffectEnum = {
-  enum: ['not_applicable_for_colour', 'sample_name_suffix', 'not_in_total'],
-} as const;
+// The allowed values a source field and its published field share: written once, here. Each enum
+// states its type beside its values, "null" too where null is one of them: generators of clients
+// read the type and drop an enum value it does not name (docs/contract.md, Records).
+/** A string enum. */
+export const strEnum = <const V extends readonly string[]>(...values: V) => ({ type: 'string', enum: values }) as const;
+/** A string enum whose value may also be null. */
+export const nullableEnum = <const V extends readonly string[]>(...values: V) =>
+  ({ type: ['string', 'null'], enum: [...values, null] }) as const;
+export const kindEnum = strEnum('wheat', 'cereal', 'oilseed', 'pulse');
+export const regionEnum = nullableEnum('western', 'eastern');
+export const useClassEnum = nullableEnum('general_purpose', 'malting', 'food');
+export const coverageEnum = strEnum('complete', 'partial');
+export const directionEnum = strEnum('maximum', 'minimum', 'qualitative');
+export const footnoteEffectEnum = strEnum('not_applicable_for_colour', 'sample_name_suffix', 'not_in_total');
 export const PARTS_STATED = ['all', 'not_stated'] as const;
 /** What a fall-through outcome is: a grade's Sample, Rejected or Salvage, another commodity, … */
-export const outcomeKindEnum = {
-  enum: [
-    'sample',
-    'rejected',
-    'salvage',
-    'mixed_grain',
-    'colour_change',
-    'other_commodity',
-    'cross_reference',
-    'not_stated',
-  ],
-} as const;
+export const outcomeKindEnum = strEnum(
+  'sample',
+  'rejected',
+  'salvage',
+  'mixed_grain',
+  'colour_change',
+  'other_commodity',
+  'cross_reference',
+  'not_stated',
+);

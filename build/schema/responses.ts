@@ -20,12 +20,14 @@ import {
   exact,
   footnoteEffectEnum,
   kindEnum,
+  nullableEnum,
   nullableStr,
   outcomeKindEnum,
   PARTS_STATED,
   regionEnum,
   schemaVersion,
   str,
+  strEnum,
   useClassEnum,
 } from './parts.ts';
 import { ErrorBody, Health } from './service.ts';
@@ -78,7 +80,7 @@ const FallthroughOutcome = {
       type: ['string', 'null'],
       description: 'the text with {grade}, {class} and {colour} where the page leaves them to be filled in',
     },
-    placeholders: { type: 'array', items: { enum: ['grade', 'class', 'colour'] } },
+    placeholders: { type: 'array', items: strEnum('grade', 'class', 'colour') },
     account: { type: ['string', 'null'], description: 'the account named, e.g. "Stones"' },
     refers_to: { type: ['string', 'null'], description: 'cross_reference: the section of the guide it points to' },
     colour: { type: ['string', 'null'], description: 'colour_change: the colour the sample takes (Mixed)' },
@@ -108,7 +110,7 @@ const Factor = exact({
     description: 'a Total: the parts its label names that have no row of their own (e.g. Heated); null: not a Total',
   },
   parts_stated: {
-    enum: [...PARTS_STATED, null],
+    ...nullableEnum(...PARTS_STATED),
     description:
       'a Total: all when its label names every part it counts; not_stated when it names a category ' +
       '(Foreign material, Damage) whose parts the page does not list; null: not a Total',

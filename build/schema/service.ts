@@ -1,12 +1,13 @@
 // The JSON Schemas of the service's own answers: the error body every error carries (docs/contract.md,
 // Errors and HTTP) and GET /health's. Named in responses.ts with the others.
 import { ERROR_CODES } from '../site-format.ts';
-import { exact, nullableStr, schemaVersion, str } from './parts.ts';
+import { exact, nullableStr, schemaVersion, str, strEnum } from './parts.ts';
 
 export const ErrorBody = exact({
   error: { ...str, description: 'a sentence a person can act on; it may be reworded' },
   status: { type: 'integer' },
   code: {
+    type: 'string',
     enum: ERROR_CODES,
     description:
       'the kind of error, stable: a program branches on it. A later version may add a code: a client treats an ' +
@@ -17,7 +18,7 @@ export const ErrorBody = exact({
 
 export const Health = exact({
   status: {
-    enum: ['ok', 'store_unavailable', 'store_degraded', 'build_refused', 'site_unreadable', 'mail_degraded'],
+    ...strEnum('ok', 'store_unavailable', 'store_degraded', 'build_refused', 'site_unreadable', 'mail_degraded'),
     description:
       '"ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable, ' +
       'the embedded store unable to write, a newer build refused, the published build unreadable, or mail ' +
@@ -28,13 +29,13 @@ export const Health = exact({
     description: 'null when status is "ok"; otherwise a sentence for the operator: what is wrong and its cause',
   },
   store: {
-    enum: ['ok', 'unavailable', 'degraded'],
+    ...strEnum('ok', 'unavailable', 'degraded'),
     description:
       'ok; unavailable: keys and limits cannot all be checked (Redis unreachable); degraded: keys work, ' +
       'but registration, rotation and revocation answer 503 (the store cannot write)',
   },
   mail: {
-    enum: ['ok', 'degraded'],
+    ...strEnum('ok', 'degraded'),
     description: 'degraded: the last attempt to send a mail failed; it is retried (the recovery request was answered)',
   },
   dataset_version: { ...str, description: 'the dataset version of the build served' },

@@ -10,6 +10,7 @@ import {
   kindEnum,
   PARTS_STATED,
   regionEnum,
+  strEnum,
   useClassEnum,
 } from './parts.ts';
 
@@ -144,7 +145,7 @@ export const grainFileSchema = {
                   description: "the parts the Total's label names that have no row, e.g. [Heated]; [] when none",
                 },
                 parts_stated: {
-                  enum: PARTS_STATED,
+                  ...strEnum(...PARTS_STATED),
                   description: 'all: the label names every part; not_stated: it names a category (Foreign material)',
                 },
                 footnote_ref: { type: 'string', description: 'a footnote key in quotes, e.g. "1"' },

@@ -233,4 +233,8 @@ async function main(b: Bench): Promise<string> {
   ].join('\n');
 }
 
-await runBench(process.argv.slice(2), main);
+await runBench(process.argv.slice(2), main, {
+  help: `Checks that the account endpoints give nothing away by their timing: each asked about something
+that exists and something that does not, with a probe right behind, on the embedded store and on
+Redis at 127.0.0.1:6379 when one answers (docs/performance.md). Prints Markdown to stdout.`,
+});

@@ -5,9 +5,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildSite } from '../../build/build-site.ts';
 import { startCoverage } from '../../build/changelog/files.ts';
+import { readArgs, usageExit } from '../../build/client/cli/args.ts';
 import { publishSite } from '../../build/publish/publish.ts';
 import { emitReport } from './context.ts';
 
@@ -66,10 +66,22 @@ function time(label: string, datasetDir: string, keep?: string): string {
 }
 
 function main(argv: string[]) {
-  const { values } = parseArgs({
-    args: argv,
+  const spec = {
+    command: 'npm run bench:build --',
+    usage: '[--scale N] [--keep DIR] [--out FILE]',
+    help: `
+Times the build of the real dataset and of one generated N times larger (9×N classes, 100×N
+changelog entries), so that the growth of its cost is measured (docs/performance.md).
+
+  --scale N    how many times larger the generated dataset is (default 100)
+  --keep DIR   build the generated dataset in DIR and keep it (the real one is not timed then)
+  --out FILE   write the report to FILE too
+
+Exit codes: 0 measured, 2 usage.`,
     options: { scale: { type: 'string', default: '100' }, keep: { type: 'string' }, out: { type: 'string' } },
-  });
+  } as const;
+  const { values } = readArgs(spec, argv);
+  if (!/^[1-9]\d*$/.test(values.scale)) usageExit(spec, `--scale must be a whole number from 1, not "${values.scale}"`);
   const scale = Number(values.scale);
   const command = `npm run bench:build${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   const lines = [`\`${command}\`: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}.`, ''];

@@ -5,7 +5,7 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readArgs, usageExit } from '../../build/client/cli/args.ts';
 import { grainKey, ROUTES } from '../../build/site-format.ts';
 
 export interface Bench {
@@ -37,29 +37,59 @@ export const NGINX_MISSING =
   'nginx is not installed, so it is left out of this run: `apt-get update && apt-get install -y nginx` adds it';
 
 /** The options every server bench takes; --quick is a smoke run of every scenario. */
-function parseBenchArgs(argv: string[], defaultRounds: number) {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      duration: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: String(defaultRounds) },
-      warmup: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '32' },
-      'at-once-rounds': { type: 'string', default: '8' },
-      quick: { type: 'boolean', default: false },
-      out: { type: 'string' },
-    },
-  });
+const BENCH_OPTIONS = {
+  duration: { type: 'string', default: '5' },
+  rounds: { type: 'string' },
+  warmup: { type: 'string', default: '3' },
+  connections: { type: 'string', default: '32' },
+  'at-once-rounds': { type: 'string', default: '8' },
+  quick: { type: 'boolean', default: false },
+  out: { type: 'string' },
+} as const;
+
+const optionsHelp = (rounds: number) => `
+  --duration S        seconds each measurement runs (default 5)
+  --warmup S          seconds of load before each measurement (default 3)
+  --rounds N          alternated rounds of each scenario (default ${rounds})
+  --at-once-rounds N  rounds with every server loaded at once (default 8)
+  --connections N     connections the load generator keeps open (default 32)
+  --quick             a smoke run of every scenario: one short round
+  --out FILE          write the report to FILE too
+
+Needs wrk, taskset and two CPUs. Exit codes: 0 measured, 1 failed, 2 usage.`;
+
+function parseBenchArgs(argv: string[], entry: EntryPoint) {
+  const rounds = entry.rounds ?? 3;
+  const spec = {
+    command: benchCommand(),
+    usage: `${entry.usage ?? ''}[--rounds N --duration S --warmup S --connections N --quick --out FILE]`.trim(),
+    help: `${entry.help.trim()}\n${optionsHelp(rounds)}`,
+    options: BENCH_OPTIONS,
+    positionals: (entry.positionals ?? 0) > 0,
+  };
+  const { values: v, positionals } = readArgs(spec, argv);
+  if (positionals.length !== (entry.positionals ?? 0))
+    usageExit(spec, `give ${entry.positionals} argument(s) before the options, not ${positionals.length}`);
+  for (const name of ['duration', 'warmup', 'connections', 'at-once-rounds', 'rounds'] as const) {
+    const value = v[name];
+    if (value !== undefined && !/^\d+$/.test(value))
+      usageExit(spec, `--${name} must be a whole number, not "${value}"`);
+  }
   return {
     duration: v.quick ? 2 : Number(v.duration),
     warmup: v.quick ? 1 : Number(v.warmup),
     connections: Number(v.connections),
-    rounds: v.quick ? 1 : Math.max(1, Number(v.rounds)),
+    rounds: v.quick ? 1 : Math.max(1, Number(v.rounds ?? rounds)),
     atOnceRounds: v.quick ? 2 : Math.max(1, Number(v['at-once-rounds'])),
     out: v.out,
     positionals,
   };
+}
+
+/** The command as the user typed it: the npm script, else the file run with tsx. */
+function benchCommand() {
+  const npmScript = process.env.npm_lifecycle_event;
+  return npmScript ? `npm run ${npmScript} --` : `tsx ${process.argv[1]}`;
 }
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -68,7 +98,9 @@ const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status
 export const pin = (cpu: number, argv: string[]) => ['taskset', '-c', String(cpu), ...argv];
 
 export interface EntryPoint {
-  /** How many arguments that are not options it takes (0 unless said), and its usage line when they are wrong. */
+  /** What --help says the entry point does, before the options every bench takes. */
+  help: string;
+  /** How many arguments that are not options it takes (0 unless said), and how the usage line names them. */
   positionals?: number;
   usage?: string;
   /** --rounds when not given (3 unless said). */
@@ -81,17 +113,11 @@ export interface EntryPoint {
  * stdout, and to --out FILE when given. Servers and the work folder go either way; a failure sets
  * the exit code. Speed is measured pinned or not at all: wrk, taskset and two cores are required.
  */
-export async function runBench(argv: string[], main: (b: Bench) => Promise<string>, entry: EntryPoint = {}) {
-  const options = parseBenchArgs(argv, entry.rounds ?? 3);
-  if (options.positionals.length !== (entry.positionals ?? 0)) {
-    console.error(entry.usage ?? `unexpected arguments: ${options.positionals.join(' ')}`);
-    process.exitCode = 2;
-    return;
-  }
-  const npmScript = process.env.npm_lifecycle_event;
-  const command = npmScript ? `npm run ${npmScript}` : `tsx ${process.argv[1]}`;
+export async function runBench(argv: string[], main: (b: Bench) => Promise<string>, entry: EntryPoint) {
+  const options = parseBenchArgs(argv, entry);
+  const command = benchCommand();
   const b: Bench = {
-    command: argv.length ? `${command} -- ${argv.join(' ')}` : command,
+    command: argv.length ? `${command} ${argv.join(' ')}` : command.replace(/ --$/, ''),
     ...options,
     work: join(tmpdir(), `grain-bench-${process.pid}`),
     bundleDir: join(root, 'dist', `bench-${process.pid}`),

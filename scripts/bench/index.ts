@@ -190,4 +190,9 @@ async function main(b: Bench) {
   return [header, reportOf({ rows, halfRate, halfRuns, scale }), productionReport(b, idle, real)].join('\n\n');
 }
 
-runBench(process.argv.slice(2), main);
+runBench(process.argv.slice(2), main, {
+  help: `Measures the gateway against what this machine can do, as ratios: on the embedded store, on Redis
+when one answers on 6379, nginx serving the same files when installed, and a bare node:http server
+answering the same bytes; then the production part (npm run bench:production). Progress goes to
+stderr, the report (Markdown) to stdout (docs/performance.md, Method).`,
+});

@@ -23,4 +23,8 @@ async function main(b: Bench) {
   return `${runHeader(b)}\n\n${productionReport(b, f, cases)}`;
 }
 
-runBench(process.argv.slice(2), main);
+runBench(process.argv.slice(2), main, {
+  help: `The production part of npm run bench alone (about five minutes): idle memory and start-up, then
+the br-encoded 200 and the 304 against a bare node:http server and nginx replaying the gateway's
+bytes. Prints the report (Markdown) to stdout.`,
+});

@@ -17,7 +17,7 @@ export interface CliSpec<O extends Options> {
 
 /** Parses argv; on --help prints the usage and exits 0, on a usage error says why and exits 2. */
 export function readArgs<O extends Options>(spec: CliSpec<O>, argv = process.argv.slice(2)) {
-  const usageLine = `usage: ${spec.command} ${spec.usage}`;
+  const usageLine = usageOf(spec);
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(`${usageLine}\n\n${spec.help.trim()}`);
     process.exit(0);
@@ -25,13 +25,30 @@ export function readArgs<O extends Options>(spec: CliSpec<O>, argv = process.arg
   try {
     return parseArgs({ args: argv, options: spec.options, allowPositionals: spec.positionals ?? false, strict: true });
   } catch (err) {
-    usageExit(spec, (err as Error).message);
+    usageExit(spec, sentenceOf(err as Error & { code?: string }));
   }
 }
 
+/**
+ * parseArgs's complaint as sentences on one line (`Unknown option '--x'.`), without its advice on
+ * quoting an argument that starts with a dash ("To specify …"), which is about its own syntax.
+ */
+function sentenceOf(err: Error & { code?: string }): string {
+  if (!err.code?.startsWith('ERR_PARSE_ARGS_')) throw err;
+  const said = err.message
+    .replace(/\s*To specify [\s\S]*$/, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return /[.!?]$/.test(said) ? said : `${said}.`;
+}
+
+/** The usage line; a command that takes no arguments is shown without npm's `--`. */
+const usageOf = (spec: Pick<CliSpec<Options>, 'command' | 'usage'>) =>
+  spec.usage ? `usage: ${spec.command} ${spec.usage}` : `usage: ${spec.command.replace(/ --$/, '')}`;
+
 /** Says what is wrong with the call, then the usage line, and exits 2. */
 export function usageExit(spec: Pick<CliSpec<Options>, 'command' | 'usage'>, message: string): never {
-  console.error(`${message}\nusage: ${spec.command} ${spec.usage} (--help for more)`);
+  console.error(`${message}\n${usageOf(spec)} (--help for more)`);
   process.exit(2);
 }
 

@@ -34,6 +34,8 @@ const syncAs = (spec: Spec) => spec.command.replace('grade', 'sync');
 function loadRecord(
   spec: Spec,
   site: string,
+  /** Whether the site was named (--site, SITE_DIR) rather than the default. */
+  named: boolean,
   grainId: string,
   year: string | undefined,
   io: GradeIo,
@@ -43,7 +45,14 @@ function loadRecord(
   try {
     build = readBuild(read);
   } catch {
-    io.err(`no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`);
+    // in a client project (grain-tables grade, no site named) the record comes from a synced copy;
+    // npm run build is this repository's
+    io.err(
+      spec.command.startsWith('grain-tables') && !named
+        ? `nothing to grade against: sync a copy first (${syncAs(spec)} --url <base URL> --out tables), ` +
+            'then name its folder with --copy tables'
+        : `no published build in ${site}: run npm run build first, or read a synced copy with --copy DIR`,
+    );
     return 1;
   }
   const { manifest } = build;
@@ -129,7 +138,14 @@ export function gradeCommand(
   const record =
     values.copy !== undefined
       ? loadCopy(spec, resolve(values.copy), grainId, year, io)
-      : loadRecord(spec, resolve(values.site ?? opts.siteDir ?? DEFAULT_DIRS.site), grainId, year, io);
+      : loadRecord(
+          spec,
+          resolve(values.site ?? opts.siteDir ?? DEFAULT_DIRS.site),
+          Boolean(values.site ?? opts.siteDir),
+          grainId,
+          year,
+          io,
+        );
   if (typeof record === 'number') return record;
   const name = samplePath === '-' ? 'the sample on standard input' : `the sample ${samplePath}`;
   let text: string;

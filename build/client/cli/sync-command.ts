@@ -16,7 +16,7 @@ GET /api/grains/<GRAIN_ID> serves it), changelog.json and sync-state.json. One r
 GET /api/snapshot, asked with the ETag the copy holds, so a run with nothing changed is a free 304
 and a run with anything changed costs one request. A run that fails leaves the copy as it was.
 
-  --url URL       the service's base URL, http:// or https://
+  --url URL       the service's base URL, http:// or https://, without /api
   --out FOLDER    where the copy is kept (made on the first run)
   --key KEY       the API key; or set API_KEY in the environment (safer: not in the shell's history)
   --wait SECONDS  wait out a 429 whose Retry-After is at most this long (default 60; 0: never)
@@ -47,6 +47,13 @@ export async function syncCommand(
   if (!values.url) usageExit(spec, '--url is missing: the base URL of the service, e.g. https://grain.example.net');
   if (!URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) {
     usageExit(spec, `--url must be an http:// or https:// URL, not "${values.url}"`);
+  }
+  // the API's paths all begin with /api: a base URL that ends with it would ask for /api/api/…
+  const apiPath = /^(.*?)\/api\/?$/.exec(new URL(values.url).pathname);
+  if (apiPath) {
+    const base = new URL(values.url);
+    base.pathname = apiPath[1] || '/';
+    usageExit(spec, `--url is the service's base URL, without /api: --url ${base.href.replace(/\/$/, '')}`);
   }
   if (!values.out) usageExit(spec, '--out is missing: the folder that holds the copy');
   if (!key) usageExit(spec, 'no API key: pass --key, or set API_KEY (POST /api/register issues one)');

@@ -20,6 +20,7 @@ export {
   type ClientCache,
   type ClientOptions,
   createClient,
+  type ErrorCode,
   type Fetched,
   type RateLimit,
 } from '../api.ts';
