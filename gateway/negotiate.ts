@@ -9,7 +9,7 @@ const MAX_CACHED = 256;
  * RFC 9110 §12.5.3: a coding named explicitly takes its own q (q=0: not acceptable), `*` gives its
  * q to the codings not named; the highest q above 0 wins, brotli (smaller) on a tie. Identity is
  * always acceptable unless refused, and even then is sent rather than a 406 (the body exists in no
- * other form the client accepts).
+ * other form the client accepts). `x-gzip` is gzip (RFC 9110 §8.4.1.3), and is answered as gzip.
  */
 function parseAcceptEncoding(value: string): Choice {
   const named = new Map<string, number>();
@@ -21,8 +21,9 @@ function parseAcceptEncoding(value: string): Choice {
       const m = /^q=([01](?:\.\d{0,3})?)$/.exec(p);
       if (m) q = Number(m[1]);
     }
-    if (name === '*') star = q;
-    else if (name) named.set(name, Math.max(q, named.get(name) ?? 0));
+    const coding = name === 'x-gzip' ? 'gzip' : name;
+    if (coding === '*') star = q;
+    else if (coding) named.set(coding, Math.max(q, named.get(coding) ?? 0));
   }
   const qOf = (c: 'br' | 'gzip') => named.get(c) ?? star ?? 0;
   const [br, gzip] = [qOf('br'), qOf('gzip')];

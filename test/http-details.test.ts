@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { createVariantChooser } from '../gateway/negotiate.ts';
 import type { Resource, Variant } from '../gateway/site.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -27,6 +28,12 @@ describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
     ['identity;q=0', 'identity'],
     ['GZIP', 'gzip'],
     ['br;q=0, br', 'br'],
+    // x-gzip is gzip (RFC 9110 §8.4.1.3), under its q and against `*` as gzip itself is
+    ['x-gzip', 'gzip'],
+    ['X-GZIP;q=0.5, identity', 'gzip'],
+    ['x-gzip, br;q=0.5', 'gzip'],
+    ['*, x-gzip;q=0', 'br'],
+    ['x-gzip;q=0, br;q=0', 'identity'],
   ];
   for (const [header, expected] of cases) {
     it(`"${header}" gets ${expected}`, () => {
@@ -70,6 +77,14 @@ describe('HTTP details, asked of the app', () => {
   it('*, br;q=0 is not answered with brotli', async () => {
     const res = await injectGet(t.app, '/api/openapi.json', undefined, { 'accept-encoding': '*, br;q=0' });
     assert.equal(res.headers['content-encoding'], 'gzip');
+  });
+
+  it('x-gzip is answered with the gzip body, named gzip', async () => {
+    const plain = await injectGet(t.app, '/api/openapi.json');
+    const res = await injectGet(t.app, '/api/openapi.json', undefined, { 'accept-encoding': 'x-gzip' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(res.body), plain.body);
   });
 
   it(
