@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'bad_crop_year',
   'unknown_crop_year',
   'bad_query',
+  'uri_too_long',
   'precondition_failed',
   'not_allowed_get',
   'not_allowed_post',

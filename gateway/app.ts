@@ -16,6 +16,7 @@ import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
+import { MAX_TARGET_BYTES } from './request-target.ts';
 import type { Resource } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
 import type { Routed } from './routed.ts';
@@ -244,6 +245,8 @@ export function createApp(opts: AppOptions) {
   function handle(req: GatewayRequest, now = clock()): Reply {
     const head = req.method === 'HEAD';
     try {
+      // RFC 9112 §3: a target longer than any URL of the service is a 414 (request-target.ts)
+      if (req.url.length > MAX_TARGET_BYTES) return errorResponse(ERRORS.uriTooLong, head);
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
       req.row = r.row;

@@ -281,6 +281,8 @@ const CASES: Case[] = [
     page: true,
   },
   { error: 'notFound', gw: 'main', op: null, path: '/api/nothing' },
+  // a target no operation has room for, refused before it is routed (the wire's 414 is below)
+  { error: 'uriTooLong', gw: 'main', op: null, path: `/api/grains/${'A'.repeat(9 * 1024)}` },
   { error: 'notAllowedGet', gw: 'main', op: null, method: 'DELETE', path: '/api/grains' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/api/register' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/register' },
@@ -290,6 +292,7 @@ const CASES: Case[] = [
 const RAW: [ErrorName, string][] = [
   ['badHttp', 'NOT HTTP AT ALL\r\n\r\n'],
   ['headersTooLarge', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
+  ['uriTooLong', `GET /health?q=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`],
   ['requestTimeout', 'GET /health HTTP/1.1\r\nHost: x\r\n'],
   ['connectNotAllowed', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
 ];
