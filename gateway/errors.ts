@@ -94,7 +94,8 @@ export const ERRORS = {
   ),
   preconditionFailed: new HttpError(
     412,
-    'If-Match names no current representation of this resource: fetch it again for its current ETag.',
+    'If-Match names no current representation of this resource, so nothing was done: send the ETag it ' +
+      'answers now, or no If-Match where it has none.',
   ),
   notAllowedGet: methodNotAllowed('GET, HEAD'),
   notAllowedPost: methodNotAllowed('POST'),

@@ -119,6 +119,19 @@ function matchFails(header: string | string[] | undefined, resource: Resource): 
   return true;
 }
 
+/**
+ * If-Match on a route that serves no precomputed body, so has no ETag (RFC 9110 §13.1.1): no tag
+ * can match, and `*` matches only where the target has a current representation (`represented`:
+ * something a GET there answers). A POST or DELETE route with no GET has none, so any If-Match is
+ * false there. True when the header is sent and false: a 412, and nothing done (docs/contract.md,
+ * Errors and HTTP).
+ */
+export function untaggedMatchFails(header: string | string[] | undefined, represented: boolean): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return !(represented && value.trim() === '*');
+}
+
 /** What a conditional request's validators decide: a 412, a 304, or the body (RFC 9110 §13.2.2). */
 export type Precondition = 'failed' | 'not_modified' | 'proceed';
 

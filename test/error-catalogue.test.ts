@@ -250,6 +250,23 @@ const CASES: Case[] = [
   { error: 'upstreamFailed', gw: 'upstreamDown', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'keyInQuery', gw: 'main', op: 'GET /health', path: '/health?api_key=x' },
+  // If-Match is false where no ETag can match it: on every method, nothing done (negotiate.ts)
+  { error: 'preconditionFailed', gw: 'main', op: 'GET /health', path: '/health', headers: { 'if-match': '"x"' } },
+  post(REGISTER, '/api/register', 'preconditionFailed', 'main', someone, { ...json, 'if-match': '*' }),
+  post(RECOVER, '/api/keys/recover', 'preconditionFailed', 'main', someone, { ...json, 'if-match': '"x"' }),
+  post(CONFIRM, '/api/keys/recover/confirm', 'preconditionFailed', 'main', '{"token":"x"}', {
+    ...json,
+    'if-match': '*',
+  }),
+  {
+    error: 'preconditionFailed',
+    gw: 'main',
+    op: REVOKE,
+    method: 'DELETE',
+    path: '/api/keys/current',
+    key: 'fresh',
+    headers: { 'if-match': '"nope"' },
+  },
   // Not operations of the document: an unknown path, a method the path does not have.
   // Getting a key back
   post(RECOVER, '/api/keys/recover', 'unsupportedType', 'main', someone, {}),

@@ -9,7 +9,7 @@ import { createVariantChooser } from '../gateway/negotiate.ts';
 import { MAX_TARGET_BYTES, overflowIsTarget } from '../gateway/request-target.ts';
 import type { Resource, Variant } from '../gateway/site.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
+import { inject, injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   const chooseVariant = createVariantChooser();
@@ -145,6 +145,51 @@ describe('HTTP details, asked of the app', () => {
       assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
     },
   );
+
+  it('a false If-Match revokes nothing: 412 for a live key (a tag or *), 401 for another, 204 without', async () => {
+    const k = await injectRegister(t.app, 'if-match-revoke@example.com');
+    const revoke = (key: string, headers: Record<string, string> = {}) =>
+      inject(t.app, { method: 'DELETE', url: '/api/keys/current', headers: { 'x-api-key': key, ...headers } });
+    for (const ifMatch of ['"nope"', '*', 'W/"x", "y"']) {
+      const res = await revoke(k, { 'if-match': ifMatch });
+      assert.equal(res.status, 412, ifMatch);
+      assert.equal(res.json().code, 'precondition_failed');
+    }
+    assert.equal((await injectGet(t.app, '/api/grains/CWRS', k)).status, 200, 'the key still works');
+    const other = await injectRegister(t.app, 'if-match-other@example.com');
+    assert.equal((await revoke(other)).status, 204);
+    assert.equal((await revoke(other, { 'if-match': '*' })).status, 401, 'a revoked key is refused as it would be');
+    assert.equal((await revoke(k)).status, 204);
+  });
+
+  it('a false If-Match is 412 on every route, before anything is done; * holds where a GET answers', async () => {
+    const cases: [method: string, url: string, ifMatch: string, status: number, body?: string][] = [
+      ['POST', '/api/register', '*', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/register', '"x"', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/keys/recover', '*', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/keys/recover/confirm', '"x"', 412, '{"token":"x"}'],
+      ['GET', '/health', '"x"', 412],
+      ['HEAD', '/health', '"x"', 412],
+      ['GET', '/health', '*', 200],
+      ['GET', '/recover', '"x"', 412],
+      ['GET', '/recover', '*', 200],
+      ['GET', '/tables/', '"x"', 412],
+      ['GET', '/tables/', '*', 200],
+    ];
+    for (const [method, url, ifMatch, status, body] of cases) {
+      const headers = { 'if-match': ifMatch, ...(body ? { 'content-type': 'application/json' } : {}) };
+      const res = await inject(t.app, { method, url, headers, body });
+      assert.equal(res.status, status, `${method} ${url} If-Match: ${ifMatch}`);
+      if (status === 412 && method !== 'HEAD') assert.equal(res.json().code, 'precondition_failed');
+    }
+    const form = await inject(t.app, {
+      method: 'POST',
+      url: '/register',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'if-match': '"x"' },
+      body: 'email=if-match-form%40example.com',
+    });
+    assert.equal(form.status, 412);
+  });
 
   it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
     const spent = await injectRegister(t.app, 'spent@example.com');

@@ -25,6 +25,7 @@ import {
   retryAfter,
   storeDown,
   unauthorised,
+  untaggedPrecondition,
   upstream,
 } from './openapi-parts.ts';
 
@@ -74,6 +75,7 @@ export function operations(ids: string[], liveKeyCap: number) {
             `a key back by mail (POST ${ROUTES.recover.path})`,
         ),
         ...bodyRefused,
+        '412': untaggedPrecondition(false),
         '429': { ...jsonBody('Error', 'too many registrations from this address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable'), headers: retryAfter },
       },
@@ -93,6 +95,7 @@ export function operations(ids: string[], liveKeyCap: number) {
         '202': jsonBody('RecoveryAccepted', 'accepted: a mail goes out when an account holds the address'),
         '400': jsonBody('Error', `the body is not a JSON object with a valid e-mail address, or ${keyInUrl}`),
         ...bodyRefused,
+        '412': untaggedPrecondition(false),
         '429': {
           ...jsonBody('Error', 'too many recovery mails for this e-mail address, or from this network address'),
           headers: retryAfter,
@@ -117,6 +120,7 @@ export function operations(ids: string[], liveKeyCap: number) {
             `replaced by a newer one (recovery_token_superseded); nothing changed. Or ${keyInUrl}`,
         ),
         ...bodyRefused,
+        '412': untaggedPrecondition(false),
         '429': { ...jsonBody('Error', 'too many attempts from this network address'), headers: retryAfter },
         '503': { ...jsonBody('Error', 'the key store is unavailable or cannot write'), headers: retryAfter },
       },
@@ -132,6 +136,7 @@ export function operations(ids: string[], liveKeyCap: number) {
         '204': { description: 'revoked' },
         '400': jsonBody('Error', keyInUrl),
         '401': { ...unauthorised, description: `missing, malformed, unknown or already revoked ${API_KEY_HEADER}` },
+        '412': untaggedPrecondition(false),
         '503': storeDown,
       },
     },
@@ -247,6 +252,7 @@ export function operations(ids: string[], liveKeyCap: number) {
       responses: {
         '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
         '400': jsonBody('Error', keyInUrl),
+        '412': untaggedPrecondition(true),
       },
     },
   };

@@ -52,6 +52,14 @@ export const unauthorised = {
   headers: { 'WWW-Authenticate': header(AUTH_CHALLENGE, 'string') },
 };
 export const preconditionFailed = jsonBody('Error', 'If-Match names no current representation (strong comparison)');
+/** If-Match where the path has no ETag (docs/contract.md, Errors and HTTP): only `*` can match, where a GET answers. */
+export const untaggedPrecondition = (represented: boolean) =>
+  jsonBody(
+    'Error',
+    represented
+      ? 'If-Match names a tag: this answer has no ETag, so only * matches'
+      : 'If-Match was sent: this operation has no representation for it to match (not even *), so nothing was done',
+  );
 const errors = {
   '401': unauthorised,
   '429': {
