@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   bad_crop_year: 400,
   unknown_crop_year: 404,
   bad_query: 400,
+  uri_too_long: 414,
   precondition_failed: 412,
   not_allowed_get: 405,
   not_allowed_post: 405,

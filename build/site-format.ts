@@ -60,8 +60,8 @@ export const BODY_TYPES = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
-  /** The client package (docs/sync.md): a gzipped tar, as npm installs it. */
-  tgz: 'application/gzip',
+  tgz: 'application/gzip', // the client package (docs/sync.md): a gzipped tar, as npm installs it
+  atom: 'application/atom+xml; charset=utf-8', // the changes feed (docs/contract.md, The front door)
 } as const;
 export type BodyKind = keyof typeof BODY_TYPES;
 
@@ -173,8 +173,9 @@ export const ROUTES = {
   home: row('/', GET, 'open', 'public'),
   docs: row('/docs', GET, 'open', 'public'),
   gradePage: row('/grade', GET, 'open', 'public'),
-  /** The tables as pages (docs/contract.md, The front door): the index first, so it is matched before the template. */
+  /** The tables as pages (docs/contract.md, The front door): the index and feed first, matched before the template. */
   tables: row('/tables/', GET, 'open', 'public'),
+  feed: row('/tables/changes.atom', GET, 'open', 'public'),
   table: row('/tables/{grain_id}', GET, 'open', 'public'),
   /** The front door's form posts here and is answered with a page, so the API's operations stay JSON. */
   registerForm: row('/register', ['POST'], 'open', 'register_form'),

@@ -11,11 +11,18 @@ import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
 import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
-import { createVariantChooser, matchedVariant, type Precondition, precondition } from './negotiate.ts';
+import {
+  createVariantChooser,
+  matchedVariant,
+  type Precondition,
+  precondition,
+  untaggedMatchFails,
+} from './negotiate.ts';
 import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
+import { MAX_TARGET_BYTES } from './request-target.ts';
 import type { Resource } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse, preparedError, response } from './responses.ts';
 import type { Routed } from './routed.ts';
@@ -52,6 +59,20 @@ export interface AppOptions {
 }
 
 export const INTERNAL_ERROR = errorResponse(ERRORS.internal);
+
+/**
+ * The handlers that decide If-Match before they run, by whether a GET answers at their path
+ * (negotiate.ts, untaggedMatchFails). Revoking and /metrics decide it once the key or token is
+ * known: a request refused without the condition is refused the same with it (RFC 9110 §13.2.1).
+ */
+const REPRESENTED: Partial<Record<HandlerKind, boolean>> = {
+  register: false,
+  register_form: false,
+  recover: false,
+  recover_confirm: false,
+  recover_page: true,
+  health: true,
+};
 const REVOKED = response(204, ['Cache-Control', 'no-store'], null);
 
 /** A request for a body while it is decided: what every step needs, read once. */
@@ -176,6 +197,7 @@ export function createApp(opts: AppOptions) {
     const { metrics } = opts;
     if (!metrics?.allows(req.headers.authorization)) return errorResponse(ERRORS.notFound, head);
     if (req.method !== 'GET' && !head) return errorResponse(ERRORS.notAllowedGet);
+    if (untaggedMatchFails(req.headers['if-match'], true)) return errorResponse(ERRORS.preconditionFailed, head);
     return metrics.render().then((text) => {
       const body = Buffer.from(text);
       const headers = [
@@ -197,6 +219,14 @@ export function createApp(opts: AppOptions) {
     if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
     const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(ERRORS.invalidKey));
     try {
+      // a false If-Match revokes nothing: a 412 for a live key, the 401 it would get anyway for another
+      if (untaggedMatchFails(req.headers['if-match'], false)) {
+        const found = store.findByKey(raw);
+        const refused = (a: Account | null) => errorResponse(a ? ERRORS.preconditionFailed : ERRORS.invalidKey);
+        return found instanceof Promise
+          ? found.then(refused).catch((err: unknown) => failure(err, false))
+          : refused(found);
+      }
       const revoked = store.revokeKey(hashKey(raw), now);
       if (!(revoked instanceof Promise)) return done(revoked);
       return revoked.then(done).catch((err: unknown) => failure(err, false, ERRORS.cannotSaveRevocation));
@@ -244,10 +274,15 @@ export function createApp(opts: AppOptions) {
   function handle(req: GatewayRequest, now = clock()): Reply {
     const head = req.method === 'HEAD';
     try {
+      // RFC 9112 §3: a target longer than any URL of the service is a 414 (request-target.ts)
+      if (req.url.length > MAX_TARGET_BYTES) return errorResponse(ERRORS.uriTooLong, head);
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
       req.row = r.row;
       if (r.handler === null) return errorResponse(r.error, head);
+      const represented = REPRESENTED[r.handler];
+      if (represented !== undefined && untaggedMatchFails(req.headers['if-match'], represented))
+        return errorResponse(ERRORS.preconditionFailed, head);
       // the map is complete (satisfies, above): the route's kind picks its handler
       return (handlers[r.handler] as Handler<HandlerKind>)(req, now, head, r, site);
     } catch (err) {

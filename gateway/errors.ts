@@ -23,6 +23,7 @@ import {
 } from '../build/site-format.ts';
 import { MAX_HEADER_BYTES } from './config.ts';
 import { type Decision, retryAfterSeconds } from './rate-limit.ts';
+import { MAX_TARGET_BYTES } from './request-target.ts';
 
 export class HttpError<S extends number = number> extends Error {
   /** The stable name a program branches on (docs/contract.md, Errors and HTTP); set from the catalogue. */
@@ -90,9 +91,14 @@ export const ERRORS = {
       `GET ${ROUTES.changelog.path} lists every crop year's changes.`,
   ),
   badQuery: new HttpError(400, 'The URL is not valid percent-encoding: a % must start a UTF-8 byte in two hex digits.'),
+  uriTooLong: new HttpError(
+    414,
+    `The URL's path and query are longer than ${MAX_TARGET_BYTES / 1024} KiB; no URL of the service is that long.`,
+  ),
   preconditionFailed: new HttpError(
     412,
-    'If-Match names no current representation of this resource: fetch it again for its current ETag.',
+    'If-Match names no current representation of this resource, so nothing was done: send the ETag it ' +
+      'answers now, or no If-Match where it has none.',
   ),
   notAllowedGet: methodNotAllowed('GET, HEAD'),
   notAllowedPost: methodNotAllowed('POST'),

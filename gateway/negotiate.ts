@@ -9,7 +9,7 @@ const MAX_CACHED = 256;
  * RFC 9110 §12.5.3: a coding named explicitly takes its own q (q=0: not acceptable), `*` gives its
  * q to the codings not named; the highest q above 0 wins, brotli (smaller) on a tie. Identity is
  * always acceptable unless refused, and even then is sent rather than a 406 (the body exists in no
- * other form the client accepts).
+ * other form the client accepts). `x-gzip` is gzip (RFC 9110 §8.4.1.3), and is answered as gzip.
  */
 function parseAcceptEncoding(value: string): Choice {
   const named = new Map<string, number>();
@@ -21,8 +21,9 @@ function parseAcceptEncoding(value: string): Choice {
       const m = /^q=([01](?:\.\d{0,3})?)$/.exec(p);
       if (m) q = Number(m[1]);
     }
-    if (name === '*') star = q;
-    else if (name) named.set(name, Math.max(q, named.get(name) ?? 0));
+    const coding = name === 'x-gzip' ? 'gzip' : name;
+    if (coding === '*') star = q;
+    else if (coding) named.set(coding, Math.max(q, named.get(coding) ?? 0));
   }
   const qOf = (c: 'br' | 'gzip') => named.get(c) ?? star ?? 0;
   const [br, gzip] = [qOf('br'), qOf('gzip')];
@@ -116,6 +117,19 @@ function matchFails(header: string | string[] | undefined, resource: Resource): 
   if (value.length > 4096) return true;
   for (const raw of value.split(',')) if (variantOf(resource, raw.trim()) !== undefined) return false;
   return true;
+}
+
+/**
+ * If-Match on a route that serves no precomputed body, so has no ETag (RFC 9110 §13.1.1): no tag
+ * can match, and `*` matches only where the target has a current representation (`represented`:
+ * something a GET there answers). A POST or DELETE route with no GET has none, so any If-Match is
+ * false there. True when the header is sent and false: a 412, and nothing done (docs/contract.md,
+ * Errors and HTTP).
+ */
+export function untaggedMatchFails(header: string | string[] | undefined, represented: boolean): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return !(represented && value.trim() === '*');
 }
 
 /** What a conditional request's validators decide: a 412, a 304, or the body (RFC 9110 §13.2.2). */

@@ -14,6 +14,7 @@ import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import type { LogFn, RequestLine } from './log.ts';
 import { safePath } from './log.ts';
 import type { Mailer } from './mail.ts';
+import { overflowIsTarget } from './request-target.ts';
 import type { SiteHolder } from './site-watch.ts';
 import type { Store } from './store/types.ts';
 
@@ -36,6 +37,9 @@ const CLIENT_ERRORS: Record<string, HttpError> = {
   HPE_HEADER_OVERFLOW: ERRORS.headersTooLarge,
   ERR_HTTP_REQUEST_TIMEOUT: ERRORS.requestTimeout,
 };
+
+/** What node:http adds to a parse error it hands to 'clientError': the chunk it was reading, and how far in. */
+type ClientError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -194,12 +198,16 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         now: clock(),
       });
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (err: ClientError, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const answer = CLIENT_ERRORS[err.code ?? ''] ?? ERRORS.badHttp;
+    // the parser counts the request line with the headers: a long URL is a 414, not a 431 (request-target.ts)
+    const answer =
+      err.code === 'HPE_HEADER_OVERFLOW' && overflowIsTarget(err.rawPacket, err.bytesParsed)
+        ? ERRORS.uriTooLong
+        : (CLIENT_ERRORS[err.code ?? ''] ?? ERRORS.badHttp);
     socket.end(rawErrorResponse(answer, STATUS_CODES[answer.status]!));
   });
 

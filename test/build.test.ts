@@ -131,15 +131,16 @@ describe('build', () => {
       '/_templates/recover-request',
       '/_templates/recover-confirm',
       '/_templates/recover-sent',
+      '/tables/changes.atom',
     ];
     for (const p of pages) assert.ok(site.manifest.routes[p], p);
     // the pages, the templates and each file twice: by its plain and its content-addressed name
     const files = Object.keys(site.manifest.routes).filter((r) => /^\/(assets|client)\//.test(r));
     assert.equal(files.filter((r) => CONTENT_ADDRESSED.test(r)).length * 2, files.length);
     // each record twice: by itself and as of its crop year (no class of the dataset has a past year yet),
-    // the tables' pages (the index, and each class's page twice likewise), and the snapshot now and as
-    // of each of the dataset's two crop years
-    const tables = 1 + 2 * n;
+    // the tables' pages (the index, the changes feed, and each class's page twice likewise), and the
+    // snapshot now and as of each of the dataset's two crop years
+    const tables = 2 + 2 * n;
     assert.equal(Object.keys(site.manifest.routes).length, 2 + 2 * n + (n + 1) * 100 + 8 + files.length + tables + 3);
   });
 

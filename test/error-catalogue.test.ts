@@ -259,6 +259,23 @@ const CASES: Case[] = [
   { error: 'upstreamFailed', gw: 'upstreamDown', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'keyInQuery', gw: 'main', op: 'GET /health', path: '/health?api_key=x' },
+  // If-Match is false where no ETag can match it: on every method, nothing done (negotiate.ts)
+  { error: 'preconditionFailed', gw: 'main', op: 'GET /health', path: '/health', headers: { 'if-match': '"x"' } },
+  post(REGISTER, '/api/register', 'preconditionFailed', 'main', someone, { ...json, 'if-match': '*' }),
+  post(RECOVER, '/api/keys/recover', 'preconditionFailed', 'main', someone, { ...json, 'if-match': '"x"' }),
+  post(CONFIRM, '/api/keys/recover/confirm', 'preconditionFailed', 'main', '{"token":"x"}', {
+    ...json,
+    'if-match': '*',
+  }),
+  {
+    error: 'preconditionFailed',
+    gw: 'main',
+    op: REVOKE,
+    method: 'DELETE',
+    path: '/api/keys/current',
+    key: 'fresh',
+    headers: { 'if-match': '"nope"' },
+  },
   // Not operations of the document: an unknown path, a method the path does not have.
   // Getting a key back
   post(RECOVER, '/api/keys/recover', 'unsupportedType', 'main', someone, {}),
@@ -293,6 +310,8 @@ const CASES: Case[] = [
     page: true,
   },
   { error: 'notFound', gw: 'main', op: null, path: '/api/nothing' },
+  // a target no operation has room for, refused before it is routed (the wire's 414 is below)
+  { error: 'uriTooLong', gw: 'main', op: null, path: `/api/grains/${'A'.repeat(9 * 1024)}` },
   { error: 'notAllowedGet', gw: 'main', op: null, method: 'DELETE', path: '/api/grains' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/api/register' },
   { error: 'notAllowedPost', gw: 'main', op: null, method: 'GET', path: '/register' },
@@ -302,6 +321,7 @@ const CASES: Case[] = [
 const RAW: [ErrorName, string][] = [
   ['badHttp', 'NOT HTTP AT ALL\r\n\r\n'],
   ['headersTooLarge', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`],
+  ['uriTooLong', `GET /health?q=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`],
   ['requestTimeout', 'GET /health HTTP/1.1\r\nHost: x\r\n'],
   ['connectNotAllowed', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'],
 ];

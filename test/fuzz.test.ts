@@ -13,7 +13,7 @@ import { get, register, startTestGateway, type TestGateway } from './helpers/gat
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2_000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env.FUZZ_RANDOM ? Date.now() : 20261122;
-const DOCUMENTED = new Set([200, 201, 304, 400, 401, 404, 405, 408, 413, 415, 429, 431]);
+const DOCUMENTED = new Set([200, 201, 304, 400, 401, 404, 405, 408, 413, 414, 415, 429, 431]);
 
 let t: TestGateway;
 let key: string;

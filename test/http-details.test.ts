@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { createVariantChooser } from '../gateway/negotiate.ts';
+import { MAX_TARGET_BYTES, overflowIsTarget } from '../gateway/request-target.ts';
 import type { Resource, Variant } from '../gateway/site.ts';
 import { get, register, startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
+import { inject, injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
 describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   const chooseVariant = createVariantChooser();
@@ -27,6 +29,12 @@ describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
     ['identity;q=0', 'identity'],
     ['GZIP', 'gzip'],
     ['br;q=0, br', 'br'],
+    // x-gzip is gzip (RFC 9110 §8.4.1.3), under its q and against `*` as gzip itself is
+    ['x-gzip', 'gzip'],
+    ['X-GZIP;q=0.5, identity', 'gzip'],
+    ['x-gzip, br;q=0.5', 'gzip'],
+    ['*, x-gzip;q=0', 'br'],
+    ['x-gzip;q=0, br;q=0', 'identity'],
   ];
   for (const [header, expected] of cases) {
     it(`"${header}" gets ${expected}`, () => {
@@ -51,6 +59,38 @@ describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
   });
 });
 
+describe('a header overflow told apart: the request target (414) or the headers (431)', () => {
+  const long = 'a'.repeat(20_000);
+  const cases: [name: string, packet: string, at: number | 'end', target: boolean][] = [
+    ['a long path, overflowing in the request line', `GET /${long} HTTP/1.1\r\nHost: x\r\n\r\n`, 20_005, true],
+    ['a long absolute-form target', `GET http://x/${long} HTTP/1.1\r\n`, 20_010, true],
+    ['a long header', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${long}\r\n\r\n`, 20_030, false],
+    [
+      'a 9 KiB target then a header that runs over',
+      `GET /${'a'.repeat(9 * 1024)} HTTP/1.1\r\nX-Big: ${long}\r\n`,
+      'end',
+      true,
+    ],
+    [
+      'an 8 KiB target then a header that runs over',
+      `GET /${'a'.repeat(8000)} HTTP/1.1\r\nX-Big: ${long}\r\n`,
+      'end',
+      false,
+    ],
+    ['a later packet, mid-header', `${long}\r\n`, 20_000, false],
+    ['a later packet, mid-target (not recognised)', `${long} HTTP/1.1\r\n`, 20_000, false],
+    ['a header value with spaces, mid-line', `aaa bbb ${long}`, 'end', false],
+    ['a pipelined second request whose line runs over', `GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /${long}`, 'end', true],
+    ['no packet at all', '', 0, false],
+  ];
+  for (const [name, packet, at, target] of cases) {
+    it(`${name}: ${target ? '414' : '431'}`, () => {
+      const bytes = Buffer.from(packet, 'latin1');
+      assert.equal(overflowIsTarget(bytes, at === 'end' ? bytes.length : at), target);
+    });
+  }
+});
+
 // What the app answers: asked of it in process (helpers/inject.ts); the wire's own part is below
 describe('HTTP details, asked of the app', () => {
   let t: TestApp;
@@ -72,6 +112,23 @@ describe('HTTP details, asked of the app', () => {
     assert.equal(res.headers['content-encoding'], 'gzip');
   });
 
+  it('a request target over 8 KiB is 414 uri_too_long, one at the limit is routed as any other', async () => {
+    const at = `/api/grains/${'A'.repeat(MAX_TARGET_BYTES - '/api/grains/'.length)}`;
+    assert.equal((await injectGet(t.app, at)).status, 401, 'a data path: the key is asked for first');
+    const over = await injectGet(t.app, `${at}A`);
+    assert.equal(over.status, 414);
+    assert.equal(over.json().code, 'uri_too_long');
+    assert.equal(over.headers['content-type'], 'application/json; charset=utf-8');
+  });
+
+  it('x-gzip is answered with the gzip body, named gzip', async () => {
+    const plain = await injectGet(t.app, '/api/openapi.json');
+    const res = await injectGet(t.app, '/api/openapi.json', undefined, { 'accept-encoding': 'x-gzip' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(res.body), plain.body);
+  });
+
   it(
     'If-Match: a strong match serves, anything else is 412 (counted), ' + 'and it is read before If-None-Match',
     async () => {
@@ -88,6 +145,51 @@ describe('HTTP details, asked of the app', () => {
       assert.equal(await status({ 'if-match': '"other"', 'if-none-match': etag }), 412);
     },
   );
+
+  it('a false If-Match revokes nothing: 412 for a live key (a tag or *), 401 for another, 204 without', async () => {
+    const k = await injectRegister(t.app, 'if-match-revoke@example.com');
+    const revoke = (key: string, headers: Record<string, string> = {}) =>
+      inject(t.app, { method: 'DELETE', url: '/api/keys/current', headers: { 'x-api-key': key, ...headers } });
+    for (const ifMatch of ['"nope"', '*', 'W/"x", "y"']) {
+      const res = await revoke(k, { 'if-match': ifMatch });
+      assert.equal(res.status, 412, ifMatch);
+      assert.equal(res.json().code, 'precondition_failed');
+    }
+    assert.equal((await injectGet(t.app, '/api/grains/CWRS', k)).status, 200, 'the key still works');
+    const other = await injectRegister(t.app, 'if-match-other@example.com');
+    assert.equal((await revoke(other)).status, 204);
+    assert.equal((await revoke(other, { 'if-match': '*' })).status, 401, 'a revoked key is refused as it would be');
+    assert.equal((await revoke(k)).status, 204);
+  });
+
+  it('a false If-Match is 412 on every route, before anything is done; * holds where a GET answers', async () => {
+    const cases: [method: string, url: string, ifMatch: string, status: number, body?: string][] = [
+      ['POST', '/api/register', '*', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/register', '"x"', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/keys/recover', '*', 412, '{"email":"if-match-register@example.com"}'],
+      ['POST', '/api/keys/recover/confirm', '"x"', 412, '{"token":"x"}'],
+      ['GET', '/health', '"x"', 412],
+      ['HEAD', '/health', '"x"', 412],
+      ['GET', '/health', '*', 200],
+      ['GET', '/recover', '"x"', 412],
+      ['GET', '/recover', '*', 200],
+      ['GET', '/tables/', '"x"', 412],
+      ['GET', '/tables/', '*', 200],
+    ];
+    for (const [method, url, ifMatch, status, body] of cases) {
+      const headers = { 'if-match': ifMatch, ...(body ? { 'content-type': 'application/json' } : {}) };
+      const res = await inject(t.app, { method, url, headers, body });
+      assert.equal(res.status, status, `${method} ${url} If-Match: ${ifMatch}`);
+      if (status === 412 && method !== 'HEAD') assert.equal(res.json().code, 'precondition_failed');
+    }
+    const form = await inject(t.app, {
+      method: 'POST',
+      url: '/register',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'if-match': '"x"' },
+      body: 'email=if-match-form%40example.com',
+    });
+    assert.equal(form.status, 412);
+  });
 
   it('a conditional GET is answered 304 even when the hour is spent, and costs nothing', async () => {
     const spent = await injectRegister(t.app, 'spent@example.com');
@@ -127,6 +229,37 @@ describe('HTTP details on the wire', () => {
     key = await register(t.url, 'details@example.com');
   });
   after(() => t.close());
+
+  /** The status line of the answer to `bytes`, sent in one write on a connection of their own. */
+  const statusOf = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1', () => socket.end(bytes));
+      let out = '';
+      socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+      socket.on('close', () => resolve(out.split('\r\n')[0]!));
+      socket.on('error', (e) => (out ? resolve(out.split('\r\n')[0]!) : reject(e)));
+    });
+
+  it("a URL past the parser's 16 KiB is 414, a header past it 431 (RFC 9112 §3, RFC 6585 §5)", async () => {
+    const big = 'a'.repeat(20 * 1024);
+    assert.equal(await statusOf(`GET /${big} HTTP/1.1\r\nHost: x\r\n\r\n`), 'HTTP/1.1 414 URI Too Long');
+    assert.equal(await statusOf(`GET /api/grains?q=${big} HTTP/1.1\r\nHost: x\r\n\r\n`), 'HTTP/1.1 414 URI Too Long');
+    const nine = 'a'.repeat(9 * 1024);
+    assert.equal(
+      await statusOf(`GET /${nine} HTTP/1.1\r\nHost: x\r\nX-Big: ${nine}\r\n\r\n`),
+      'HTTP/1.1 414 URI Too Long',
+      'a 9 KiB URL is too long, whatever pushed the whole over',
+    );
+    assert.equal(
+      await statusOf(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`),
+      'HTTP/1.1 431 Request Header Fields Too Large',
+    );
+    assert.equal(
+      await statusOf(`GET /${nine.slice(1025)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      'HTTP/1.1 404 Not Found',
+      'an 8 KiB URL is routed',
+    );
+  });
 
   it('an absolute-form request target is served as its origin form', async () => {
     const { port } = new URL(t.url);

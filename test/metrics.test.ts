@@ -73,6 +73,12 @@ for (const [name, storeEnv, skip] of STORES) {
         const post = await inject(on.app, { url: '/metrics', method: 'POST', headers: AUTH });
         assert.equal(post.status, 405, 'with the token, a wrong method is what it is');
         assert.equal(post.headers.allow, 'GET, HEAD');
+        // the scrape has no ETag: a tag in If-Match is false (412), * holds; without the token, still 404
+        const ifMatch = (value: string, headers: Record<string, string> = AUTH) =>
+          inject(on.app, { url: '/metrics', headers: { ...headers, 'if-match': value } });
+        assert.equal((await ifMatch('"x"')).status, 412);
+        assert.equal((await ifMatch('*')).status, 200);
+        assert.equal((await ifMatch('"x"', {})).status, 404);
       } finally {
         await off.close();
         await on.close();

@@ -9,8 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'parse5';
 import { draftChangelog } from '../build/changelog/files.ts';
 import type { EmittedSite } from '../build/emit/emit.ts';
+import { tableBodies } from '../build/pages/table-bodies.ts';
 import { type Build, bodyPath, grainKey, readBuild, tableKey } from '../build/site-format.ts';
 import type { GrainRecordBody, Threshold } from '../build/types.ts';
+import type { Dataset } from '../build/validate/validate.ts';
 import { buildSite } from './helpers/build.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
@@ -90,7 +92,25 @@ describe('the tables as pages, served', () => {
       build.manifest.grain_ids.map((id) => tableKey(id)),
     );
     const [lead] = findAll(doc, (e) => attr(e, 'class') === 'lead');
-    assert.match(text(lead!), /these 23 were checked between 2026-04-12 and 2026-08-01\.$/);
+    assert.match(text(lead!), /these 23 were checked between 2026-04-12 and 2026-08-01\./);
+    // no entry of the dataset changed a printed number: each class's are as first published, and
+    // the crop_years entries of 2026-11-27 (the API's fields alone) move none
+    const changed = rows.map((th) => text(findAll(th.parentNode as Element, (e) => e.tagName === 'td').at(-1)!));
+    assert.deepEqual(changed, Array(23).fill('2026-11-22 (first published)'));
+  });
+
+  it('a page tells the printed numbers from a change to the API’s fields', async () => {
+    const table = readTable((await injectGet(app.app, '/tables/CWRS')).text());
+    assert.deepEqual(table.changed, []);
+    const [section] = findAll(table.doc, (e) => attr(e, 'class') === 'changes');
+    assert.match(
+      text(section!),
+      /^What changed Printed numbers: no change in crop year 2025\/26; the class was first published on 2026-11-22\. /,
+    );
+    assert.match(
+      text(section!),
+      /The API's fields changed on 2026-11-27: crop_years; no printed number changed with them\./,
+    );
   });
 
   it('the front door and /docs link the tables, the front door each class’s page', async () => {
@@ -155,6 +175,7 @@ describe('the tables as pages, served', () => {
 
 describe('a class with two crop years', () => {
   let site: EmittedSite;
+  let validated: Dataset;
   const body = (route: string) => {
     const file = site.manifest.bodies[site.manifest.routes[route]!]!.identity.file;
     return site.files.get(file)!.toString();
@@ -178,6 +199,7 @@ describe('a class with two crop years', () => {
     const r = buildSite(dataset);
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
     site = r.site;
+    validated = r.dataset;
   });
 
   it('marks the changed cell with the old value, and lists it above the table linking the entry', () => {
@@ -189,12 +211,42 @@ describe('a class with two crop years', () => {
     assert.deepEqual(changedCell(ergot[0]!), { now: '0.03', was: '0.04' });
     const [section] = findAll(table.doc, (e) => attr(e, 'class') === 'changes');
     assert.ok(section, 'a list above the table');
-    assert.match(text(section), /^What changed Changed on 2026-08-01: The 2026\/27 table/);
+    assert.match(text(section), /^What changed Printed numbers last changed on 2026-08-01: The 2026\/27 table/);
     assert.match(text(section), /Ergot, No\. 1 CWRS: was 0\.04, now 0\.03/);
     assert.match(text(section), /Also changed: effective_crop_year, crop_years, last_scraped\./);
     const links = findAll(section, (e) => e.tagName === 'a').map((a) => attr(a, 'href'));
-    assert.deepEqual(links, ['/api/changelog?grain_id=CWRS', '#c-ergot-0']);
+    assert.deepEqual(links, ['/api/changelog?grain_id=CWRS', '#c-ergot-0', '/tables/changes.atom']);
     assert.ok(page.indexOf('class="changes"') < page.indexOf('<table'), 'above the table');
+  });
+
+  it('the index dates CWRS by its changed number; a later change to the API’s fields alone is said apart', () => {
+    const index = parse(body('/tables/'));
+    const row = findAll(index, (e) => e.tagName === 'tr' && text(e).startsWith('Canada Western Red Spring'))[0]!;
+    assert.equal(text(findAll(row, (e) => e.tagName === 'td').at(-1)!), '2026-08-01');
+    // an entry after it that names crop_years alone: the numbers' date and marks stay, the fields are said apart
+    const later = {
+      id: '2026-11-26-fields-only',
+      crop_year: '2026/27',
+      effective_date: '2026-11-26',
+      grain_ids_affected: ['CWRS'],
+      summary: 'A field of the API.',
+      created_at: '2026-11-26T10:00:00Z',
+      changes: [{ grain_id: 'CWRS', factor_id: null, grade: null, field: 'crop_years', from: null, to: ['2026/27'] }],
+    };
+    const bodies = tableBodies({ ...validated, changelog: [...validated.changelog, later] });
+    const table = readTable(bodies.get('/tables/CWRS')!);
+    assert.deepEqual(table.changed, ['Ergot % › No. 1 CWRS'], 'the number changed stays marked');
+    const [section] = findAll(table.doc, (e) => attr(e, 'class') === 'changes');
+    assert.match(text(section!), /^What changed Printed numbers last changed on 2026-08-01: /);
+    assert.match(
+      text(section!),
+      /The API's fields changed later, on 2026-11-26: crop_years; no printed number changed with them\./,
+    );
+    const row2 = findAll(
+      parse(bodies.get('/tables/')!),
+      (e) => e.tagName === 'tr' && text(e).startsWith('Canada W'),
+    )[0]!;
+    assert.equal(text(findAll(row2, (e) => e.tagName === 'td').at(-1)!), '2026-08-01', 'the index keeps its date');
   });
 
   it('shows the past year as it stood, unmarked, and links between the years', () => {

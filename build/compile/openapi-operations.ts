@@ -70,6 +70,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           'key_in_query',
           'too_many_keys',
           ...BODY_ERRORS,
+          'precondition_failed',
           'register_attempts_limited',
           'register_limited',
           'store_unavailable',
@@ -95,6 +96,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           'bad_email',
           'key_in_query',
           ...BODY_ERRORS,
+          'precondition_failed',
           'recovery_address_limited',
           'recovery_mails_limited',
           'store_unavailable',
@@ -119,6 +121,7 @@ export function operations(ids: string[], liveKeyCap: number) {
           'recovery_token_superseded',
           'key_in_query',
           ...BODY_ERRORS,
+          'precondition_failed',
           'register_attempts_limited',
           'store_unavailable',
           'cannot_save_keys',
@@ -134,7 +137,14 @@ export function operations(ids: string[], liveKeyCap: number) {
         'Other keys of the account go on working.',
       responses: {
         '204': { description: 'revoked' },
-        ...errorAnswers(['key_in_query', 'missing_key', 'invalid_key', 'store_unavailable', 'cannot_save_revocation']),
+        ...errorAnswers([
+          'key_in_query',
+          'missing_key',
+          'invalid_key',
+          'precondition_failed',
+          'store_unavailable',
+          'cannot_save_revocation',
+        ]),
       },
     },
     grains: {
@@ -230,7 +240,7 @@ export function operations(ids: string[], liveKeyCap: number) {
         'Whether all is well (`status`, and `reason` when not): the store, mail, the build served, one refused.',
       responses: {
         '200': jsonBody('Health', 'serving; when status is not "ok" it names the fault, and `reason` says why'),
-        ...errorAnswers(['key_in_query']),
+        ...errorAnswers(['key_in_query', 'precondition_failed']),
       },
     },
   };

@@ -17,7 +17,7 @@ import {
 function kindOf(route: string): BodyKind {
   if (isPage(route)) return 'html';
   const ext = route.slice(route.lastIndexOf('.') + 1);
-  return ext === 'css' || ext === 'js' || ext === 'svg' || ext === 'tgz' ? ext : 'json';
+  return ext === 'css' || ext === 'js' || ext === 'svg' || ext === 'tgz' || ext === 'atom' ? ext : 'json';
 }
 /** Kinds already compressed: a content-coding would only cost the build time. */
 const COMPRESSED: ReadonlySet<BodyKind> = new Set(['tgz']);

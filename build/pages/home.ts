@@ -48,7 +48,8 @@ ${recoveryForm()}
 number of decimals it prints), imported from its primary grade determination pages and checked against them
 cell by cell. Tables in force for the crop year${years.length > 1 ? 's' : ''} ${perYear};
 last checked against the Commission's pages ${checkedRange(grains)} (each <a href="${ROUTES.tables.path}">table's
-page</a> says its own date).</p>
+page</a> says its own date). To hear when a table changes, without a key, <a href="${ROUTES.feed.path}">follow
+the changes</a> in a feed reader (Atom).</p>
 </section>
 
 <section aria-labelledby="classes">
@@ -79,5 +80,6 @@ class="origin">${SLOTS.origin}</span>${grainKey('CWRS')}'</code></pre>
     description: 'Primary grade determination tables of the Canadian Grain Commission as JSON, with free API keys.',
     body,
     script: fileIn('assets', 'page.js'),
+    feed: ROUTES.feed.path,
   });
 }

@@ -2,6 +2,11 @@
 // enhances what works without it (the grading page has a module of its own), all served by the
 // service itself (no other host: users may sit behind strict networks).
 import { fileIn, ROUTES } from '../site-format.ts';
+import { FEED_MEDIA_TYPE } from './changes-feed.ts';
+
+/** What a feed reader lists the changes feed as, when a page offers it. */
+const FEED_TITLE = 'Grading tables: changes';
+
 import { type Html, html, raw } from './html.ts';
 
 export function page(opts: {
@@ -12,8 +17,12 @@ export function page(opts: {
   /** An ES module of the page's own (the grading page's). */
   module?: string;
   wide?: boolean;
+  /** The changes feed, advertised to feed readers (docs/contract.md, The front door). */
+  feed?: string;
 }): string {
   const body = typeof opts.body === 'string' ? raw(opts.body) : opts.body;
+  const feedLink =
+    opts.feed && html`<link rel="alternate" type="${FEED_MEDIA_TYPE}" title="${FEED_TITLE}" href="${opts.feed}">\n`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -24,7 +33,7 @@ export function page(opts: {
 <meta name="description" content="${opts.description}">
 <link rel="icon" href="${fileIn('assets', 'icon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${fileIn('assets', 'site.css')}">
-${opts.script && html`<script src="${opts.script}" defer></script>\n`}${
+${feedLink}${opts.script && html`<script src="${opts.script}" defer></script>\n`}${
   opts.module && html`<script type="module" src="${opts.module}"></script>\n`
 }</head>
 <body>

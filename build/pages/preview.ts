@@ -78,7 +78,7 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
     });
     files.set(`tables/${page(g.grain_id)}`, localLinks(text));
   }
-  files.set('tables/index.html', localLinks(renderTablesIndex(dataset.grains, page)));
+  files.set('tables/index.html', localLinks(renderTablesIndex(dataset.grains, page, { changelog: dataset.changelog })));
   for (const name of ASSETS)
     files.set(`assets/${name}`, readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8'));
   return { files, changed };

@@ -1,40 +1,59 @@
 // Pure: a validated dataset → the tables' pages (docs/contract.md, The front door): the index, and
-// each class's table for every crop year it was published for, marked with what the newest
-// changelog entry of that year changed in it. The gateway serves them as they are.
+// each class's table for every crop year it was published for, marked with the newest change of
+// that year to its printed numbers and told apart from a newer change to the API's fields alone
+// (class-changes.ts); and the changes feed they advertise. The gateway serves them as they are.
 
 import { ROUTES, tableKey } from '../site-format.ts';
 import type { GrainRecord, SourceEntry } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
+import { renderChangesFeed } from './changes-feed.ts';
+import { classChanges } from './class-changes.ts';
 import { html } from './html.ts';
 import { renderTablePage, type TableMarks } from './table-page.ts';
 import { renderTablesIndex } from './tables-index.ts';
 
+const when = (e: SourceEntry) => html`<time datetime="${e.effective_date}">${e.effective_date}</time>`;
+
 /**
- * The marks of a class's page of `year`: the changes of the entry made last (created_at) of those of
- * that year naming the class with their changes listed (entries older than `changes` list none).
+ * The "What changed" box of a class's page of `year`: the newest entry of that year that changed a
+ * printed number, its cells marked; and, apart, a newer entry that changed only the API's fields.
+ * Null when no entry of the year lists a change to the class (entries older than `changes` list none).
  */
-function entryMarks(entries: SourceEntry[], grainId: string, year: string): TableMarks | null {
-  const named = entries.filter((e) => e.crop_year === year && e.changes && e.grain_ids_affected.includes(grainId));
-  const entry = named.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0))[0];
-  if (!entry?.changes) return null;
+function marksOf(entries: SourceEntry[], grainId: string, year: string): TableMarks | null {
+  const { numbers, fields, published } = classChanges(entries, grainId, year);
+  if (!numbers && !fields) return null;
   const link = `${ROUTES.changelog.path}?grain_id=${grainId}`;
-  return {
-    intro: html`Changed on <time datetime="${entry.effective_date}">${entry.effective_date}</time>: ${entry.summary}
-(changelog entry <a href="${link}"><code>${entry.id}</code></a>, read with an API key).`,
-    changes: entry.changes.filter((c) => c.grain_id === grainId),
-  };
+  const cite = (e: SourceEntry) =>
+    html`(changelog entry <a href="${link}"><code>${e.id}</code></a>, read with an API key)`;
+  const intro = numbers
+    ? html`<strong>Printed numbers</strong> last changed on ${when(numbers.entry)}: ${numbers.entry.summary}
+${cite(numbers.entry)}.`
+    : html`<strong>Printed numbers:</strong> no change in crop year ${year}${
+        published && html`; the class was first published on ${when(published)}`
+      }.`;
+  const names = fields && [...new Set(fields.changes.map((c) => c.field ?? c.factor_id ?? 'the record'))];
+  const fieldsLine =
+    fields &&
+    html`<strong>The API's fields</strong> changed${numbers ? ' later,' : ''} on ${when(fields.entry)}:
+${names!.join(', ')}; no printed number changed with them. ${fields.entry.summary} ${cite(fields.entry)}.`;
+  return { intro, changes: numbers?.changes ?? [], fields: fieldsLine };
 }
 
 export function tableBodies(ds: Dataset): Map<string, string> {
-  const bodies = new Map([[ROUTES.tables.path, renderTablesIndex(ds.grains, (id) => tableKey(id))]]);
+  const feedHref = ROUTES.feed.path;
+  const index = renderTablesIndex(ds.grains, (id) => tableKey(id), { changelog: ds.changelog, feedHref });
+  const bodies = new Map([
+    [ROUTES.tables.path, index],
+    [ROUTES.feed.path, renderChangesFeed(ds)],
+  ]);
   for (const g of ds.grains) {
     const years = yearsOf(g.grain_id, g.effective_crop_year, ds.past);
     for (const year of years) {
       const record =
         year === g.effective_crop_year ? g : (ds.past?.get(g.grain_id)?.get(year) as unknown as GrainRecord);
-      const marks = entryMarks(ds.changelog, g.grain_id, year);
-      const text = renderTablePage(record, { years, marks, href: tableKey, indexHref: ROUTES.tables.path });
+      const marks = marksOf(ds.changelog, g.grain_id, year);
+      const text = renderTablePage(record, { years, marks, href: tableKey, indexHref: ROUTES.tables.path, feedHref });
       bodies.set(tableKey(g.grain_id, year), text);
       if (year === g.effective_crop_year) bodies.set(tableKey(g.grain_id), text);
     }

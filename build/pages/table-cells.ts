@@ -3,6 +3,7 @@
 // 0.10) and carried in a <data> element, so a program reads the record's number back from the page.
 import { printedValue } from '../client/printed.ts';
 import type { Change, Factor, Threshold } from '../types.ts';
+import { namesCell } from './class-changes.ts';
 import { type Html, html } from './html.ts';
 
 /** The words a cell without a number shows when the authority gives none of its own (its note). */
@@ -46,16 +47,21 @@ export function oldCell(now: Threshold | undefined, changes: Change[]): Threshol
   return old as Threshold;
 }
 
+/** A cell's id in its page, the anchor a link to it names: a grade's column (from 0), or `ft` for the fall-through. */
+export const cellAnchor = (factorId: string, column: number | 'ft') => `c-${factorId}-${column}`;
+
 /** The key of a cell in a page: factor and grade, or the factor's fall-through cell (grade null). */
 export const cellKey = (factorId: string, grade: string | null) => `${factorId}\u0000${grade ?? ''}`;
 
-/** The changes of one class's cells and fall-through cells, by cellKey; the rest of the changes apart. */
+/**
+ * The changes of one class's cells and fall-through cells that alter what the cell prints, by
+ * cellKey; the rest of the changes apart (a threshold's `partial` prints nothing: class-changes.ts).
+ */
 export function changesByCell(changes: Change[]): { cells: Map<string, Change[]>; other: Change[] } {
   const cells = new Map<string, Change[]>();
   const other: Change[] = [];
   for (const c of changes) {
-    const isCell = c.factor_id !== null && (c.grade !== null || c.field === 'fallthrough');
-    if (!isCell) {
+    if (!namesCell(c)) {
       other.push(c);
       continue;
     }

@@ -7,12 +7,14 @@ import { grainKey, grainYearKey, ROUTES } from '../site-format.ts';
 import type { Change, Factor, GrainRecord, Threshold } from '../types.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
-import { cellKey, cellText, changesByCell, factorHeader, oldCell } from './table-cells.ts';
+import { cellAnchor, cellKey, cellText, changesByCell, factorHeader, oldCell } from './table-cells.ts';
 
 /** What a page's marked cells differ from: said above the list (the changelog entry, or the editor's baseline). */
 export interface TableMarks {
   intro: Html;
   changes: Change[];
+  /** A newer change to the API's fields alone, said apart from the printed numbers (class-changes.ts). */
+  fields?: Html | null;
 }
 
 export interface TablePageOptions {
@@ -23,10 +25,12 @@ export interface TablePageOptions {
   href: (grainId: string, year?: string) => string;
   /** What the index is called in links: the site's route, or the preview's file. */
   indexHref: string;
+  /** The changes feed, advertised and linked (the site's; the preview has none). */
+  feedHref?: string;
 }
 
 const fnId = (key: string) => `fn-${key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-const cellId = (f: Factor, column: number | 'ft') => `c-${f.factor_id}-${column}`;
+const cellId = (f: Factor, column: number | 'ft') => cellAnchor(f.factor_id, column);
 const day = (timestamp: string) => timestamp.slice(0, 10);
 
 export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string {
@@ -85,9 +89,10 @@ ${g.factors.map(row)}</tbody>\n`,
 ${
   (listed.length > 0 || others.length > 0) &&
   html`<ul>
-${listed}${others.length > 0 && html`<li>Also changed: ${others.join(', ')}.</li>\n`}</ul>`
-}
-</section>\n`;
+${listed}${others.length > 0 && html`<li>Also changed: ${others.join(', ')}.</li>\n`}</ul>\n`
+}${opts.marks.fields && html`<p>${opts.marks.fields}</p>\n`}${
+  opts.feedHref && html`<p><a href="${opts.feedHref}">Follow the changes</a> in a feed reader (Atom, no key).</p>\n`
+}</section>\n`;
 
   const yearLinks = opts.years.map((y) =>
     y === year
@@ -152,5 +157,6 @@ ${footnotes}</ol>
     description: `The Canadian Grain Commission's grade determination table of ${r.grain_name}, crop year ${year}.`,
     body,
     wide: true,
+    feed: opts.feedHref,
   });
 }
