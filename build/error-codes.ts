@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'invalid_key',
   'key_in_query',
   'rate_limited',
+  'keys_lost',
   // Paths and queries
   'unknown_grain',
   'not_found',
@@ -45,6 +46,8 @@ export const ERROR_CODES = [
   'cannot_save_keys',
   'cannot_save_revocation',
   'store_unavailable',
+  'keys_recovering',
+  'key_not_replicated',
   'upstream_failed',
   'upstream_timeout',
   'internal',
