@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   invalid_key: 401,
   key_in_query: 400,
   rate_limited: 429,
+  keys_lost: 401,
   // Paths and queries
   unknown_grain: 404,
   not_found: 404,
@@ -48,6 +49,8 @@ export const ERROR_STATUS = {
   cannot_save_keys: 503,
   cannot_save_revocation: 503,
   store_unavailable: 503,
+  keys_recovering: 503,
+  key_not_replicated: 503,
   upstream_failed: 502,
   upstream_timeout: 504,
   internal: 500,

@@ -5,7 +5,7 @@
 import { API_KEY_FIELD, type HandlerKind, ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
 import { requestOrigin } from './client-address.ts';
 import type { Config } from './config.ts';
-import { ERRORS, HttpError } from './errors.ts';
+import { ERRORS, HttpError, unknownKeyErrors } from './errors.ts';
 import { filledPage } from './filled-pages.ts';
 import { createHealth } from './health.ts';
 import { hashKey, isWellFormedKey } from './keys.ts';
@@ -29,7 +29,8 @@ import type { Routed } from './routed.ts';
 import { route } from './routes.ts';
 import type { Site } from './site.ts';
 import type { SiteHolder } from './site-watch.ts';
-import { type Account, type Store, StoreUnavailableError, StoreWriteError } from './store/types.ts';
+import type { Account, Store } from './store/types.ts';
+import { storeErrorOf } from './store-errors.ts';
 
 export type { GatewayRequest, GatewayResponse } from './responses.ts';
 /** What a handler gives: a response, at once or (a store that answers later, a mail) through a promise. */
@@ -99,8 +100,8 @@ class Exchange {
  */
 function failure(err: unknown, head: boolean, unsaved: HttpError = ERRORS.cannotSaveKeys): GatewayResponse {
   if (err instanceof HttpError) return errorResponse(err, head);
-  if (err instanceof StoreWriteError) return errorResponse(unsaved, head);
-  if (err instanceof StoreUnavailableError) return errorResponse(ERRORS.storeUnavailable, head);
+  const stored = storeErrorOf(err, unsaved);
+  if (stored) return errorResponse(stored, head);
   throw err;
 }
 
@@ -128,6 +129,7 @@ export function createApp(opts: AppOptions) {
     log: opts.log,
   });
   const health = createHealth(opts.site, store.status, opts.mailer.status);
+  const unknownKey = unknownKeyErrors();
 
   /** The variant the client accepts, with the rate-limit headers after its own when counted. */
   function serve(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
@@ -179,7 +181,7 @@ export function createApp(opts: AppOptions) {
   }
 
   function authorised(x: Exchange, account: Account | null): Reply {
-    if (!account) return errorResponse(ERRORS.invalidKey, x.head);
+    if (!account) return errorResponse(unknownKey(store.status.keysLostSince), x.head);
     x.account = account.id;
     x.holder = account;
     if (x.resource) x.precondition = precondition(x.req.headers, x.resource);
@@ -217,7 +219,7 @@ export function createApp(opts: AppOptions) {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
     if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
-    const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(ERRORS.invalidKey));
+    const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(unknownKey(store.status.keysLostSince)));
     try {
       // a false If-Match revokes nothing: a 412 for a live key, the 401 it would get anyway for another
       if (untaggedMatchFails(req.headers['if-match'], false)) {

@@ -14,9 +14,15 @@ export interface Config {
   stateDir: string;
   siteDir: string;
   datasetDir: string;
-  redisUrl: string | null;
+  /**
+   * Where the keys live when not in the embedded store: REDIS_URL, or a Sentinel group
+   * (docs/operations.md, Redis in production).
+   */
+  redis: RedisTarget | null;
   /** Prefix of every Redis key, so several deployments (or test runs) can share one server. */
   redisPrefix: string;
+  /** REDIS_MIN_REPLICAS: replicas that must hold a new key before it is answered 201 (Redis's WAIT). */
+  redisMinReplicas: number;
   upstreamUrl: string | null;
   upstreamTimeoutMs: number;
   /** PUBLIC_URL's origin: what the pages' examples name (else the origin each request was sent to). */
@@ -45,6 +51,42 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** One Redis server by its URL, or the primary a Sentinel group names (followed through failovers). */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | { kind: 'sentinel'; sentinels: readonly { host: string; port: number }[]; name: string };
+
+/** REDIS_SENTINELS: `host:port` pairs, comma-separated; an IPv6 address in brackets. */
+function sentinelList(raw: string): { host: string; port: number }[] {
+  return raw.split(',').map((part) => {
+    const m = /^\s*(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})\s*$/.exec(part);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535)
+      throw new ConfigError(
+        `REDIS_SENTINELS must be host:port pairs separated by commas (10.0.0.5:26379,10.0.0.6:26379), not "${raw}"`,
+      );
+    return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+/** REDIS_URL, or REDIS_SENTINELS with REDIS_SENTINEL_NAME; never both (which would it be?). */
+function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
+  const url_ = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const sentinels = env.REDIS_SENTINELS || '';
+  const name = env.REDIS_SENTINEL_NAME || '';
+  if (url_ !== null && (sentinels || name))
+    throw new ConfigError('REDIS_URL and REDIS_SENTINELS are two ways to reach Redis: set one of them, not both');
+  if (url_ !== null) return { kind: 'url', url: url_ };
+  if (!sentinels && !name) return null;
+  if (!sentinels) throw new ConfigError('REDIS_SENTINEL_NAME needs REDIS_SENTINELS, the sentinels that know it');
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name))
+    throw new ConfigError(
+      'REDIS_SENTINEL_NAME must be the name the sentinels monitor the primary under ' +
+        `(1 to 64 letters, digits, . _ -), not "${name}"`,
+    );
+  return { kind: 'sentinel', sentinels: sentinelList(sentinels), name };
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -146,14 +188,19 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
   if (smtpUrl !== null && publicUrl === null)
     throw new ConfigError('SMTP_URL needs PUBLIC_URL: recovery mails link to the public origin it names');
   const host = hostOf(env.HOST);
+  const redis = redisTarget(env);
+  const redisMinReplicas = integer(env, 'REDIS_MIN_REPLICAS', 0, 0, 16);
+  if (redisMinReplicas > 0 && redis === null)
+    throw new ConfigError('REDIS_MIN_REPLICAS counts Redis replicas: it needs REDIS_URL or REDIS_SENTINELS');
   return Object.freeze({
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,
     stateDir: resolve(cwd, env.STATE_DIR || DEFAULT_DIRS.state),
     siteDir: resolve(cwd, env.SITE_DIR || DEFAULT_DIRS.site),
     datasetDir: resolve(cwd, env.DATASET_DIR || DEFAULT_DIRS.dataset),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redis,
     redisPrefix: prefix(env.REDIS_KEY_PREFIX),
+    redisMinReplicas,
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5_000, 100, 120_000),
     publicUrl,

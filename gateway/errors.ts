@@ -53,6 +53,9 @@ const CHALLENGE = { 'WWW-Authenticate': AUTH_CHALLENGE };
  */
 const WRITE_RETRY_SECONDS = 10;
 
+/** How long a client waits while the key store is being restored: an operator's work, not a blip. */
+const RECOVERING_RETRY_SECONDS = 60;
+
 const methodNotAllowed = (allow: string) =>
   new HttpError(405 as const, `Method not allowed. Use ${allow}.`, { Allow: allow });
 
@@ -68,6 +71,13 @@ export const ERRORS = {
     401,
     'The API key is not valid (unknown, mistyped or revoked). ' +
       `Register again with POST ${ROUTES.register.path} to get a new key.`,
+    CHALLENGE,
+  ),
+  keysLost: new HttpError(
+    401,
+    'The API key is not valid (unknown, mistyped or revoked). The key store lost its data once: a key issued ' +
+      `before then no longer works. Register again with POST ${ROUTES.register.path}, or get a key back for ` +
+      `your address at ${ROUTES.recoverPage.path}.`,
     CHALLENGE,
   ),
   keyInQuery: new HttpError(
@@ -191,6 +201,18 @@ export const ERRORS = {
     'The key store is unavailable for the moment. Retry after the number of seconds in Retry-After.',
     { 'Retry-After': '5' },
   ),
+  keysRecovering: new HttpError(
+    503,
+    'The service is restoring its key store after losing data: keys it cannot find now may come back, and no new ' +
+      'key is issued until then. Your key is not wrong: retry after the number of seconds in Retry-After.',
+    { 'Retry-After': String(RECOVERING_RETRY_SECONDS) },
+  ),
+  keyNotReplicated: new HttpError(
+    503,
+    "The new key could not be copied to the service's standby servers in time, so none was issued and nothing " +
+      'changed (a recovery link works again). Retry after the number of seconds in Retry-After.',
+    { 'Retry-After': '5' },
+  ),
   upstreamFailed: new HttpError(502, 'The origin that holds the data did not answer correctly. Retry in a moment.'),
   upstreamTimeout: new HttpError(504, 'The origin that holds the data did not answer in time. Retry in a moment.'),
   internal: new HttpError(500, 'Internal error.'),
@@ -234,6 +256,25 @@ export function unknownCropYearOf(grainId: string | null, years: readonly string
   );
   e.code = ERRORS.unknownCropYear.code;
   return e;
+}
+
+/**
+ * The 401 for a key the store does not know: after an operator accepted a loss of the key store
+ * (`since`, docs/operations.md, Redis in production), one that names that moment; else invalidKey.
+ * Each app keeps one of these, so the sentence is made once per loss, not per request.
+ */
+export function unknownKeyErrors(): (since: number | null) => HttpError {
+  let made: { since: number; error: HttpError } | null = null;
+  return (since) => {
+    if (since === null) return ERRORS.invalidKey;
+    if (made?.since !== since) {
+      const when = new Date(since).toISOString().replace(/\.\d+Z$/, 'Z');
+      const error = new HttpError(401, ERRORS.keysLost.message.replace('once', `on ${when}`), CHALLENGE);
+      error.code = ERRORS.keysLost.code;
+      made = { since, error };
+    }
+    return made.error;
+  };
 }
 
 /** The sentences by name (tests and docs quote them). */

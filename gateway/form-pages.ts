@@ -11,11 +11,11 @@ import {
   type TemplateName,
   type TemplateValues,
 } from '../build/site-format.ts';
-import { ERRORS, HttpError } from './errors.ts';
+import { HttpError } from './errors.ts';
 import { response } from './responses.ts';
 import { PAGE_HEADERS } from './security-headers.ts';
 import type { Site } from './site.ts';
-import { StoreUnavailableError, StoreWriteError } from './store/types.ts';
+import { storeErrorOf } from './store-errors.ts';
 
 /** A build from before the templates: a plain page, so the form post still gets an answer. */
 const plain = (title: string, body: string) =>
@@ -40,8 +40,8 @@ const FALLBACK: Record<TemplateName, string[]> = {
 /** What a form's page says when its request failed: a catalogue error (store failures included). */
 export function formError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  if (err instanceof StoreWriteError) return ERRORS.cannotSaveKeys;
-  if (err instanceof StoreUnavailableError) return ERRORS.storeUnavailable;
+  const stored = storeErrorOf(err);
+  if (stored) return stored;
   throw err;
 }
 

@@ -12,6 +12,7 @@ import type { StoreStatus } from './store/store-status.ts';
 type HealthStatus =
   | 'ok'
   | 'store_unavailable'
+  | 'store_data_lost'
   | 'store_degraded'
   | 'build_refused'
   | 'site_unreadable'
@@ -26,6 +27,7 @@ export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer[
     const problems: [HealthStatus, string][] = [];
     if (store.state === 'unavailable')
       problems.push(['store_unavailable', store.reason ?? 'The store is unavailable.']);
+    if (store.state === 'lost') problems.push(['store_data_lost', store.reason ?? 'The store lost its data.']);
     if (store.state === 'degraded') problems.push(['store_degraded', store.reason ?? 'The store cannot write.']);
     const refused = site.refused;
     if (refused)
@@ -46,6 +48,8 @@ export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer[
       status: problems[0]?.[0] ?? 'ok',
       reason: problems.length ? problems.map(([, why]) => why).join(' ') : null,
       store: store.state,
+      store_primary: store.primary,
+      store_warning: store.warning,
       mail: mail.degraded ? 'degraded' : 'ok',
       dataset_version: served.datasetVersion,
       build_id: served.buildId,

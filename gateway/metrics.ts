@@ -202,11 +202,33 @@ export function createMetrics(opts: MetricsOptions) {
       });
       new Gauge({
         name: 'gateway_store_up',
-        help: '1 while the store answers (for Redis: connected), else 0.',
+        help: '1 while the store answers and can write (for Redis: connected to a writable primary), else 0.',
         labelNames: ['store'],
         registers: [registry],
         collect() {
           this.set({ store: store.kind }, store.status.state === 'ok' ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'gateway_store_data_lost',
+        help:
+          "1 while the key store's data is found lost (Redis emptied, flushed or restored from an older copy), " +
+          'else 0.',
+        labelNames: ['store'],
+        registers: [registry],
+        collect() {
+          this.set({ store: store.kind }, store.status.state === 'lost' ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'gateway_store_at_risk',
+        help:
+          '1 while the store keeps what it is told in a way a restart can lose (Redis: no append-only file, ' +
+          'no replica), else 0.',
+        labelNames: ['store'],
+        registers: [registry],
+        collect() {
+          this.set({ store: store.kind }, store.status.warning === null ? 0 : 1);
         },
       });
       counter(

@@ -19,5 +19,7 @@ export function startRefusal(err: unknown, config: Readonly<Config>): string | n
   if (code === 'EADDRNOTAVAIL')
     return `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or unset it`;
   if (err instanceof StateDirError || err instanceof UpstreamError) return err.message;
+  // the Redis store's module loads only in that mode: its refusal is known by name
+  if (err instanceof Error && err.name === 'RedisRefusedError') return err.message;
   return null;
 }

@@ -1,6 +1,6 @@
 // npm run accounts -- list [--sort created|last-used|requests] [--csv] | show <email> [--csv]
-//                   | revoke <email> <key id> | revoke <email> --all | revoke-leaked < key
-// Works on the gateway's own store: REDIS_URL's Redis when set, else STATE_DIR's SQLite file.
+//                   | revoke <email> <key id> | revoke <email> --all | revoke-leaked < key | accept-loss
+// Works on the gateway's own store: Redis when REDIS_URL or REDIS_SENTINELS is set, else STATE_DIR's SQLite file.
 // A revoked key is refused by running gateways within their bound (docs/operations.md). Usage
 // (requests, last use) is what the gateways had saved: up to a checkpoint behind (SQLite).
 // Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.
@@ -16,10 +16,10 @@ const spec = {
   command: 'npm run accounts --',
   usage:
     'list [--sort created|last-used|requests] [--csv] | show <email> [--csv] | revoke <email> <key id> ' +
-    '| revoke <email> --all | revoke-leaked < file holding the key',
+    '| revoke <email> --all | revoke-leaked < file holding the key | accept-loss',
   help: `
-Lists, shows and revokes accounts and keys in the gateway's own store: REDIS_URL's Redis when set,
-else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
+Lists, shows and revokes accounts and keys in the gateway's own store: Redis when REDIS_URL or
+REDIS_SENTINELS is set, else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
 
   list            every account: its live keys, requests and last use
     --sort ORDER  created (default), last-used (most recent first) or requests (most first)
@@ -29,6 +29,9 @@ else STATE_DIR's SQLite file (docs/operations.md, "Accounts CLI").
   revoke EMAIL --all    revoke every live key of the account
   revoke-leaked   revoke the key read from standard input (a leaked key someone reported), and
                   name its account and key id; never pass the key as an argument
+  accept-loss     Redis only: the gateways found the keys' store lost and no copy will bring it
+                  back; new keys may be issued again, and a key issued before now is answered
+                  401 saying so (docs/operations.md, "Redis in production")
 
 Exit codes: 0 done, 1 no such account or key, a key already revoked, or no key on standard input
 (or the store cannot be reached), 2 usage.`,
@@ -89,7 +92,7 @@ function csvRows(a: AccountRow): string[] {
 }
 
 interface Call {
-  command: 'list' | 'show' | 'revoke' | 'revoke-leaked';
+  command: 'list' | 'show' | 'revoke' | 'revoke-leaked' | 'accept-loss';
   email: string;
   keyId: string | null;
   sort: keyof typeof SORTS;
@@ -101,7 +104,11 @@ function readCall(argv: string[]): Call {
   const { values, positionals } = readArgs(spec, argv);
   const [command, rawEmail, keyId, ...rest] = positionals;
   const fail = (message: string) => usageExit(spec, message);
-  const commands = 'list, show, revoke or revoke-leaked';
+  const commands = 'list, show, revoke, revoke-leaked or accept-loss';
+  if (command === 'accept-loss') {
+    if (positionals.length > 1 || Object.keys(values).length) fail('accept-loss takes no argument');
+    return { command, email: '', keyId: null, sort: 'created', csv: false };
+  }
   if (command === 'revoke-leaked') {
     // a word after it may be the key: refused without repeating it
     if (positionals.length > 1) fail(KEY_NOT_AN_ARGUMENT);
@@ -158,6 +165,19 @@ async function run(q: AccountQueries, call: Call): Promise<number> {
   return 0;
 }
 
+/** What accept-loss says it did, or why it did nothing (exit 1). */
+function acceptedLoss(r: { accepted: boolean; accounts: number; keys: number }): number {
+  if (!r.accepted) {
+    console.error("no gateway has found the keys' store lost: nothing to accept (GET /health says what is wrong)");
+    return 1;
+  }
+  console.log(
+    `loss accepted: new accounts start after ${r.accounts} and new keys after ${r.keys}; the gateways issue keys ` +
+      'again within seconds, and a key issued before now is answered 401 saying the store lost it',
+  );
+  return 0;
+}
+
 async function main(): Promise<number> {
   const call = readCall(process.argv.slice(2));
   let config: Readonly<Config>;
@@ -168,16 +188,26 @@ async function main(): Promise<number> {
     console.error(`configuration error: ${err.message}`);
     return 1;
   }
-  if (config.redisUrl) {
+  if (config.redis) {
     // loaded only in this mode, as the gateway's store does (gateway/store/open.ts)
     const { openRedisClient } = await import('../gateway/store/redis/client.ts');
     const { redisAccountQueries } = await import('../gateway/store/redis/account-queries.ts');
-    const client = await openRedisClient(config.redisUrl);
+    const client = await openRedisClient(config.redis);
     try {
+      if (call.command === 'accept-loss') {
+        const { acceptLoss } = await import('../gateway/store/redis/identity-scripts.ts');
+        return acceptedLoss(await acceptLoss(client, config.redisPrefix, Date.now()));
+      }
       return await run(redisAccountQueries(client, config.redisPrefix), call);
     } finally {
       client.disconnect();
     }
+  }
+  if (call.command === 'accept-loss') {
+    console.error(
+      'accept-loss is for a Redis store; the embedded store is one file: restore its backup (npm run backup) instead',
+    );
+    return 1;
   }
   // Opening creates the file: a mistyped STATE_DIR would list an empty store and leave one behind
   const file = join(config.stateDir, DB_FILE);

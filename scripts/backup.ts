@@ -22,8 +22,10 @@ Exit codes: 0 written, 1 not written (no store, the file exists, a store in Redi
 const { positionals } = readArgs(spec);
 if (positionals.length !== 1) usageExit(spec, 'give the file to write, and only that');
 const config = configOrExit(process.env);
-if (config.redisUrl) {
-  console.error('REDIS_URL is set: the keys are in Redis; back up its RDB or AOF files (docs/operations.md, Backups)');
+if (config.redis) {
+  console.error(
+    'Redis is configured: the keys are in Redis; back up its RDB or AOF files (docs/operations.md, Backups)',
+  );
   process.exit(1);
 }
 const file = resolve(positionals[0]!);

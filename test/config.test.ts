@@ -32,6 +32,19 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '10.0.0.0/8,cdn.example.net' }, /^TRUST_PROXY must list .* not "cdn\.example\.net"$/],
     [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
+    [
+      { REDIS_URL: 'redis://a:6379', REDIS_SENTINELS: 'b:26379', REDIS_SENTINEL_NAME: 'grain' },
+      /^REDIS_URL and REDIS_SENTINELS are two ways to reach Redis: set one of them, not both$/,
+    ],
+    [{ REDIS_SENTINELS: 'b:26379' }, /^REDIS_SENTINEL_NAME must be the name the sentinels monitor/],
+    [{ REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINEL_NAME needs REDIS_SENTINELS/],
+    [{ REDIS_SENTINELS: 'b:26379,c', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
+    [{ REDIS_SENTINELS: 'b:0', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
+    [{ REDIS_MIN_REPLICAS: '1' }, /^REDIS_MIN_REPLICAS counts Redis replicas: it needs REDIS_URL or REDIS_SENTINELS$/],
+    [
+      { REDIS_URL: 'redis://a:6379', REDIS_MIN_REPLICAS: '99' },
+      /^REDIS_MIN_REPLICAS must be a whole number from 0 to 16/,
+    ],
     [{ HOST: 'a b' }, /^HOST must be an address/],
     [{ HOST: ':::bad' }, /^HOST must be an address or host name \(0\.0\.0\.0, ::1, localhost\), not ":::bad"$/],
     [{ HOST: '1.2.3.999' }, /^HOST must be an address/],
@@ -67,7 +80,8 @@ describe('configuration', () => {
     assert.equal(c.rateLimitPerHour, 100);
     assert.equal(c.registerLimitPerHour, 10);
     assert.deepEqual(c.trustProxy, { kind: 'none' });
-    assert.equal(c.redisUrl, null);
+    assert.equal(c.redis, null);
+    assert.equal(c.redisMinReplicas, 0);
     assert.equal(c.smtpUrl, null);
     assert.equal(c.accessLog, 'errors');
     assert.match(c.mailFrom, /<no-reply@localhost>$/);
@@ -81,6 +95,24 @@ describe('configuration', () => {
     });
     assert.equal(run.status, 1);
     assert.match(run.stderr, /configuration error: RATE_LIMIT_PER_HOUR must be a whole number/);
+  });
+
+  it('reaches Redis by URL or through Sentinel, with the replicas a key waits for', () => {
+    assert.deepEqual(loadConfig({ REDIS_URL: 'redis://r:6379' }).redis, { kind: 'url', url: 'redis://r:6379' });
+    const c = loadConfig({
+      REDIS_SENTINELS: '10.0.0.5:26379, [fd00::6]:26380',
+      REDIS_SENTINEL_NAME: 'grain-keys',
+      REDIS_MIN_REPLICAS: '1',
+    });
+    assert.deepEqual(c.redis, {
+      kind: 'sentinel',
+      sentinels: [
+        { host: '10.0.0.5', port: 26379 },
+        { host: 'fd00::6', port: 26380 },
+      ],
+      name: 'grain-keys',
+    });
+    assert.equal(c.redisMinReplicas, 1);
   });
 
   it('takes an IPv6 address with or without its brackets, and host names', () => {

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import {
   ERROR_CODES,
   escapeHtml,
@@ -19,11 +20,21 @@ import {
   ROUTES,
   readBuild,
 } from '../build/site-format.ts';
-import { ERRORS, type ErrorName, unknownCropYearOf } from '../gateway/errors.ts';
+import { ERRORS, type ErrorName, unknownCropYearOf, unknownKeyErrors } from '../gateway/errors.ts';
 import { generateKey } from '../gateway/keys.ts';
+import { acceptLoss } from '../gateway/store/redis/identity-scripts.ts';
 import { realSiteDir, request, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { inject, injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
-import { recoveryToken } from './helpers/mail.ts';
+import {
+  inject,
+  injectGet,
+  injectJson,
+  injectRegister,
+  startTestApp,
+  type TestApp,
+  untilStoreReady,
+} from './helpers/inject.ts';
+import { eventually, recoveryToken } from './helpers/mail.ts';
+import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
 import { mountSmallDisk } from './helpers/small-disk.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
@@ -32,7 +43,12 @@ const disk = mountSmallDisk('4m');
 
 /** The gateways whose answers are asked over HTTP: their bodies are streamed from the origin by server.ts. */
 type Upstream = 'upstreamDown' | 'upstreamSlow';
-type Gw = 'main' | 'tight' | 'redisDown' | Upstream | 'diskFull' | 'recovery';
+/**
+ * The gateways on the machine's Redis whose key store is in a state of its own (docs/operations.md,
+ * Redis in production).
+ */
+type RedisGw = 'redisLost' | 'redisAccepted' | 'redisUnreplicated';
+type Gw = 'main' | 'tight' | 'redisDown' | Upstream | 'diskFull' | 'recovery' | RedisGw;
 interface Case {
   error: ErrorName;
   gw: Gw;
@@ -49,8 +65,16 @@ interface Case {
   /** The sentence when it is made for the case (the catalogue's error with its own words), else the catalogue's. */
   message?: string;
   /** The body is {"token": …} with a real recovery token in that state (the recovery gateway). */
-  token?: 'used' | 'expired' | 'superseded';
+  token?: 'used' | 'expired' | 'superseded' | 'live';
 }
+
+/** When the accepted loss of the redisAccepted gateway's store happened: its 401 names it. */
+const LOSS_ACCEPTED_AT = Date.UTC(2026, 10, 20, 8, 30, 0);
+const redisSkip = await redisSkipReason();
+const REDIS_GWS: Gw[] = ['redisLost', 'redisAccepted', 'redisUnreplicated'];
+/** Why a gateway's cases cannot run here (a string), or false. */
+const skipOf = (gw: Gw): string | false =>
+  gw === 'diskFull' && typeof disk === 'string' ? disk : REDIS_GWS.includes(gw) ? redisSkip : false;
 
 const DATA_OPS: [op: string, path: string][] = [
   ['GET /api/grains', '/api/grains'],
@@ -82,6 +106,7 @@ const post = (
   body,
 });
 const someone = '{"email":"someone@example.com"}';
+const lostKeyMessage = unknownKeyErrors()(LOSS_ACCEPTED_AT).message;
 
 const CASES: Case[] = [
   ...DATA_OPS.flatMap(([op, path]): Case[] => [
@@ -93,6 +118,8 @@ const CASES: Case[] = [
     { error: 'upstreamFailed', gw: 'upstreamDown', op, path, key: 'fresh' },
     { error: 'upstreamTimeout', gw: 'upstreamSlow', op, path, key: 'fresh' },
     { error: 'preconditionFailed', gw: 'main', op, path, key: 'fresh', headers: { 'if-match': '"stale"' } },
+    { error: 'keysRecovering', gw: 'redisLost', op, path, key: 'unknown' },
+    { error: 'keysLost', gw: 'redisAccepted', op, path, key: 'unknown', message: lostKeyMessage },
   ]),
   {
     error: 'preconditionFailed',
@@ -255,6 +282,22 @@ const CASES: Case[] = [
     key: 'fresh',
   },
   { error: 'notAllowedDelete', gw: 'main', op: null, path: '/api/keys/current' },
+  ...(['keysRecovering', 'keysLost'] as const).map(
+    (error): Case => ({
+      error,
+      gw: error === 'keysLost' ? 'redisAccepted' : 'redisLost',
+      op: REVOKE,
+      method: 'DELETE',
+      path: '/api/keys/current',
+      key: 'unknown',
+      ...(error === 'keysLost' ? { message: lostKeyMessage } : {}),
+    }),
+  ),
+  post(REGISTER, '/api/register', 'keysRecovering', 'redisLost', someone),
+  post(RECOVER, '/api/keys/recover', 'keysRecovering', 'redisLost', someone),
+  post(CONFIRM, '/api/keys/recover/confirm', 'keysRecovering', 'redisLost', '{"token":"x"}'),
+  post(REGISTER, '/api/register', 'keyNotReplicated', 'redisUnreplicated', '{"email":"unreplicated@example.com"}'),
+  { ...post(CONFIRM, '/api/keys/recover/confirm', 'keyNotReplicated', 'redisUnreplicated', ''), token: 'live' },
   { error: 'keyInQuery', gw: 'main', op: 'GET /api/openapi.json', path: '/api/openapi.json?api_key=x' },
   { error: 'upstreamFailed', gw: 'upstreamDown', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
   { error: 'upstreamTimeout', gw: 'upstreamSlow', op: 'GET /api/openapi.json', path: '/api/openapi.json' },
@@ -389,6 +432,7 @@ describe('error catalogue against the OpenAPI document', () => {
     apps.tight = await startTestApp({ RATE_LIMIT_PER_HOUR: '1', REGISTER_LIMIT_PER_HOUR: '1', TRUST_PROXY: '1' });
     apps.recovery = await startTestApp();
     apps.redisDown = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: 'catalogue:' });
+    if (redisSkip === false) await startRedisGateways();
     servers.upstreamDown = await startTestGateway(upstream(down));
     servers.upstreamSlow = await startTestGateway(upstream(slow));
     servers.wire = await startTestGateway({ HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '400' });
@@ -405,8 +449,44 @@ describe('error catalogue against the OpenAPI document', () => {
   });
   after(async () => {
     await Promise.all([...Object.values(apps), ...Object.values(servers)].map((g) => g.close()));
+    if (redisPrefixes.length) {
+      const redis = new Redis(SHARED_REDIS);
+      for (const p of redisPrefixes) {
+        const keys = await redis.keys(`${p}*`);
+        if (keys.length) await redis.del(...keys);
+      }
+      redis.disconnect();
+    }
     await Promise.all(origins.map((o) => o.close()));
   });
+
+  /**
+   * On the machine's Redis, each under a prefix of its own: a store found lost (its identity gone),
+   * one whose loss an operator accepted, and one that waits for a replica Redis does not have.
+   */
+  async function startRedisGateways() {
+    const redis = new Redis(SHARED_REDIS);
+    const started = async (gw: RedisGw, env: Record<string, string> = {}) => {
+      const prefix = uniquePrefix();
+      redisPrefixes.push(prefix);
+      apps[gw] = await startTestApp({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix, ...env });
+      await untilStoreReady(apps[gw].app);
+      return prefix;
+    };
+    const lostBy = async (gw: RedisGw, prefix: string) => {
+      await redis.del(`${prefix}store`);
+      const seen = async () => (await injectGet(apps[gw].app, '/health')).json().status === 'store_data_lost';
+      await eventually(async () => (await seen()) || undefined, 'the loss seen');
+    };
+    await lostBy('redisLost', await started('redisLost'));
+    const accepted = await started('redisAccepted');
+    await lostBy('redisAccepted', accepted);
+    await acceptLoss(redis, accepted, LOSS_ACCEPTED_AT);
+    await untilStoreReady(apps.redisAccepted.app, 10_000);
+    await started('redisUnreplicated', { REDIS_MIN_REPLICAS: '1', REGISTER_LIMIT_PER_HOUR: '1000' });
+    redis.disconnect();
+  }
+  const redisPrefixes: string[] = [];
 
   let emails = 0;
   async function keyFor(gw: Gw, kind: Case['key']): Promise<string | undefined> {
@@ -420,8 +500,14 @@ describe('error catalogue against the OpenAPI document', () => {
     return key;
   }
 
-  /** A real token of the recovery gateway, in the state named. */
-  async function tokenIn(state: NonNullable<Case['token']>): Promise<string> {
+  /** A real token of the recovery gateway, in the state named (or a live one of the gateway named). */
+  async function tokenIn(state: NonNullable<Case['token']>, gw: Gw): Promise<string> {
+    if (state === 'live') {
+      // the account exists, though its key was taken back: a recovery mail goes out
+      const g = apps[gw as RedisGw];
+      await injectJson(g.app, '/api/register', { email: 'token-live@example.com' });
+      return recoveryToken(g.app, g.stateDir, 'token-live@example.com');
+    }
     const g = apps.recovery;
     const email = `token-${state}@example.com`;
     await injectRegister(g.app, email);
@@ -451,7 +537,7 @@ describe('error catalogue against the OpenAPI document', () => {
   });
 
   for (const c of CASES) {
-    const skip = c.gw === 'diskFull' && typeof disk === 'string' ? disk : false;
+    const skip = skipOf(c.gw);
     it(`${c.error} (${ERRORS[c.error].status}) for ${c.method ?? 'GET'} ${c.path} on the ${c.gw} gateway`, {
       skip,
     }, async () => {
@@ -472,7 +558,7 @@ describe('error catalogue against the OpenAPI document', () => {
         for (let i = 0; i < 10; i++) await inject(tight.app, asCase);
       const key = await keyFor(c.gw, c.key);
       const headers = { ...c.headers, ...(key ? { 'x-api-key': key } : {}) };
-      const body = c.token ? JSON.stringify({ token: await tokenIn(c.token) }) : c.body;
+      const body = c.token ? JSON.stringify({ token: await tokenIn(c.token, c.gw) }) : c.body;
       const asked = { method: c.method ?? 'GET', headers, body };
       const res = isUpstream(c.gw)
         ? await request(servers[c.gw].url, c.path, asked)
@@ -549,7 +635,7 @@ describe('error catalogue against the OpenAPI document', () => {
           const name = `${method.toUpperCase()} ${path}`;
           const codes = codesOf(answer).filter((c) => !NOT_PRODUCED_ON.some(([o, n]) => o === name && n === c));
           // a case skipped here (no full disk) produced nothing: its code is not asked of the document
-          const skipped = CASES.filter((c) => c.op === name && c.gw === 'diskFull' && typeof disk === 'string');
+          const skipped = CASES.filter((c) => c.op === name && skipOf(c.gw) !== false);
           const held = codes.filter((c) => !skipped.some((k) => ERRORS[k.error].code === c));
           if (held.length) documented.set(`${name} ${status}`, new Set(held));
         }

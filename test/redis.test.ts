@@ -200,6 +200,10 @@ suite('redis outage', skip, () => {
       const usage = async () => (await t.store.show('known@example.com'))!.keys[0]!;
       await within(5_000, async () => (await usage()).requests === 5);
       assert.equal((await usage()).last_used_at, t.clock.now - 1_000);
+      // and the key's hour: the five it spent across the outage, so its limit holds (not 1 + 5)
+      const spent = await injectGet(t.app, '/api/grains', known);
+      assert.equal(spent.status, 429);
+      assert.equal(spent.headers['x-ratelimit-used'], '5');
       // recovered by itself; keys issued before the outage were kept (append-only file)
       assert.equal((await injectGet(t.app, '/api/grains', unseen)).status, 200);
       const after = await injectRegister(t.app, 'after@example.com');

@@ -67,7 +67,15 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   bad_email: 'the e-mail address is not valid',
   cannot_save_keys: 'the key store cannot write',
   cannot_save_revocation: 'the key store cannot write',
-  store_unavailable: 'REDIS_URL mode: the key store is unavailable (and the key was not verified recently)',
+  store_unavailable: 'Redis mode: the key store is unavailable (and the key was not verified recently)',
+  keys_lost:
+    'Redis mode, after an operator accepted a loss of the key store: an unknown key (a key issued before the loss ' +
+    'no longer works; the sentence names when)',
+  keys_recovering:
+    'Redis mode: the key store lost its data and waits to be restored; a key not found may come back, and nothing ' +
+    'is issued meanwhile',
+  key_not_replicated:
+    'REDIS_MIN_REPLICAS: too few replicas acknowledged the new key in time, so it was taken back and nothing changed',
   upstream_failed: 'UPSTREAM_URL mode: the origin holding the bodies failed',
   upstream_timeout: 'UPSTREAM_URL mode: the origin holding the bodies did not answer in time',
 };
@@ -88,6 +96,9 @@ const HEADERS: Partial<Record<ErrorCode, Record<string, object>>> = {
   recovery_mails_limited: retryAfter,
   recovery_address_limited: retryAfter,
   store_unavailable: retryAfter,
+  keys_lost: challenge,
+  keys_recovering: retryAfter,
+  key_not_replicated: retryAfter,
   cannot_save_keys: retryAfter,
   cannot_save_revocation: retryAfter,
 };
@@ -122,10 +133,12 @@ const DATA_ERRORS: ErrorCode[] = [
   'key_in_query',
   'missing_key',
   'invalid_key',
+  'keys_lost',
   'precondition_failed',
   'rate_limited',
   'upstream_failed',
   'store_unavailable',
+  'keys_recovering',
   'upstream_timeout',
 ];
 /** UPSTREAM_URL mode: the bodies come from a static origin. */

@@ -18,21 +18,41 @@ export const ErrorBody = exact({
 
 export const Health = exact({
   status: {
-    ...strEnum('ok', 'store_unavailable', 'store_degraded', 'build_refused', 'site_unreadable', 'mail_degraded'),
+    ...strEnum(
+      'ok',
+      'store_unavailable',
+      'store_data_lost',
+      'store_degraded',
+      'build_refused',
+      'site_unreadable',
+      'mail_degraded',
+    ),
     description:
-      '"ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable, ' +
-      'the embedded store unable to write, a newer build refused, the published build unreadable, or mail ' +
-      '(recovery links) failing to go out',
+      '"ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable or ' +
+      "unable to write, the key store's data lost, the store unable to write (or a Redis that may evict keys), a " +
+      'newer build refused, the published build unreadable, or mail (recovery links) failing to go out',
   },
   reason: {
     ...nullableStr,
     description: 'null when status is "ok"; otherwise a sentence for the operator: what is wrong and its cause',
   },
   store: {
-    ...strEnum('ok', 'unavailable', 'degraded'),
+    ...strEnum('ok', 'unavailable', 'lost', 'degraded'),
     description:
-      'ok; unavailable: keys and limits cannot all be checked (Redis unreachable); degraded: keys work, ' +
+      'ok; unavailable: keys and limits cannot all be checked (Redis unreachable, or unable to write); lost: ' +
+      'the key store lost its data, and waits for a restore or for the loss to be accepted; degraded: keys work, ' +
       'but registration, rotation and revocation answer 503 (the store cannot write)',
+  },
+  store_primary: {
+    ...nullableStr,
+    description:
+      'the Redis server written to (host:port), as Sentinel names it after each failover; null for the embedded store',
+  },
+  store_warning: {
+    ...nullableStr,
+    description:
+      'what the operator should know though all works (a Redis that keeps no append-only file and has no ' +
+      'replica); else null',
   },
   mail: {
     ...strEnum('ok', 'degraded'),

@@ -84,17 +84,17 @@ export function createMemoryLimiter(opts: { limit: number; maxSubjects?: number 
       return new Map([...windows].filter(([, w]) => now < w.start + WINDOW_MS));
     },
     /**
-     * Each subject with requests counted since the last call, with their number and its last use;
-     * `settle` then marks them saved (call it only once they are). A window whose hour is over is
-     * kept until its requests are settled.
+     * Each subject with requests counted since the last call, with their number, its last use and
+     * its window's start; `settle` then marks them saved (call it only once they are). A window
+     * whose hour is over is kept until its requests are settled.
      */
-    unsaved(): { rows: [subject: string, requests: number, last: number][]; settle(): void } {
+    unsaved(): { rows: [subject: string, requests: number, last: number, start: number][]; settle(): void } {
       const taken: WindowState[] = [];
-      const rows: [string, number, number][] = [];
+      const rows: [string, number, number, number][] = [];
       for (const [k, w] of windows) {
         if (w.unsaved === 0) continue;
         taken.push(w);
-        rows.push([k, w.unsaved, w.last]);
+        rows.push([k, w.unsaved, w.last, w.start]);
       }
       return {
         rows,

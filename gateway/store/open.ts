@@ -1,4 +1,4 @@
-// The store the configuration names: REDIS_URL's Redis (loaded only in that mode), else the
+// The store the configuration names: Redis (REDIS_URL or REDIS_SENTINELS; loaded only in that mode), else the
 // embedded SQLite file under STATE_DIR, held by this process alone (state-lock.ts).
 import type { Config } from '../config.ts';
 import { ATTEMPTS_PER_REGISTRATION } from '../rate-limit.ts';
@@ -20,10 +20,15 @@ export async function openStore(config: Readonly<Config>, opts: OpenStoreOptions
     registerAttemptsPerHour: config.registerLimitPerHour * ATTEMPTS_PER_REGISTRATION,
     ...opts,
   };
-  if (config.redisUrl) {
+  if (config.redis) {
     // Nothing is written under STATE_DIR in this mode, so any number of processes may share it.
     const { openRedisStore } = await import('./redis/redis-store.ts');
-    return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, ...common });
+    return openRedisStore({
+      target: config.redis,
+      prefix: config.redisPrefix,
+      minReplicas: config.redisMinReplicas,
+      ...common,
+    });
   }
   const lock = lockStateDir(config.stateDir);
   let store: Store;

@@ -3,7 +3,7 @@
 // space, a read-only or failing file system, a file locked past the busy timeout) refuses what
 // must write with a 503 and keeps answering reads; the next write that succeeds clears it.
 
-export type StoreState = 'ok' | 'unavailable' | 'degraded';
+export type StoreState = 'ok' | 'unavailable' | 'degraded' | 'lost';
 
 /** Why a write failed, as GET /metrics labels it. */
 export type WriteFailure = 'no_space' | 'read_only' | 'io_error' | 'busy';
@@ -15,6 +15,15 @@ export class StoreUnavailableError extends Error {}
 /** The error a store throws when a command could not be run, with the cause's message. */
 export const unavailable = (err: unknown) =>
   new StoreUnavailableError(err instanceof Error ? err.message : String(err));
+
+/**
+ * The store lost its data and is waiting for a restore or for the operator to accept the loss
+ * (docs/operations.md, Redis in production): nothing is issued, a key not found is answered 503.
+ */
+export class StoreLostError extends StoreUnavailableError {}
+
+/** Too few replicas acknowledged a new key in time (REDIS_MIN_REPLICAS): it was taken back. */
+export class NotReplicatedError extends StoreUnavailableError {}
 
 /** The store answered but could not write: what must write answers 503, reads go on. */
 export class StoreWriteError extends StoreUnavailableError {
@@ -61,8 +70,17 @@ export class StoreStatus {
   state: StoreState = 'ok';
   /** A sentence for the operator while the state is not ok; null when it is. */
   reason: string | null = null;
-  /** Changes with every change of state or reason, so /health rebuilds its body only then. */
+  /** Changes with every change of state, reason, warning or primary, so /health rebuilds its body only then. */
   version = 0;
+  /** What the operator should know though all works (Redis keeping no append-only file), else null. */
+  warning: string | null = null;
+  /** The Redis server written to (host:port), for /health and the log; null for SQLite or while unknown. */
+  primary: string | null = null;
+  /**
+   * When an operator accepted a loss of the keys' store (docs/operations.md, Redis in production):
+   * a key not found is then answered with a 401 that says keys issued before it were lost.
+   */
+  keysLostSince: number | null = null;
   /** Writes that failed since the process started, by kind (GET /metrics). */
   readonly writeFailures: Record<WriteFailure, number> = { no_space: 0, read_only: 0, io_error: 0, busy: 0 };
 
@@ -74,6 +92,15 @@ export class StoreStatus {
     if (state === this.state && reason === this.reason) return;
     this.state = state;
     this.reason = reason;
+    this.version++;
+  }
+
+  /** Sets what /health says beside the state: the warning, the primary, an accepted loss's time. */
+  note(fields: { warning?: string | null; primary?: string | null; keysLostSince?: number | null }) {
+    const next = { warning: this.warning, primary: this.primary, keysLostSince: this.keysLostSince, ...fields };
+    if (next.warning === this.warning && next.primary === this.primary && next.keysLostSince === this.keysLostSince)
+      return;
+    Object.assign(this, next);
     this.version++;
   }
 

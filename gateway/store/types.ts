@@ -5,7 +5,7 @@ import { LIVE_KEYS_PER_ACCOUNT } from '../../build/site-format.ts';
 import type { Limiter, WindowHolder } from '../rate-limit.ts';
 import type { StoreStatus } from './store-status.ts';
 
-export { StoreUnavailableError, StoreWriteError } from './store-status.ts';
+export { NotReplicatedError, StoreLostError, StoreUnavailableError, StoreWriteError } from './store-status.ts';
 
 /** docs/contract.md, Keys and registration: an account holds at most this many live keys. */
 export const MAX_LIVE_KEYS = LIVE_KEYS_PER_ACCOUNT;

@@ -3,7 +3,9 @@
 // a missing server fails them rather than skipping them (.ci/run starts one).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
 import { tempDir } from './dataset.ts';
 
 export const SHARED_REDIS = 'redis://127.0.0.1:6379';
@@ -42,35 +44,44 @@ export function freePort(): Promise<number> {
 export interface PrivateRedis {
   port: number;
   url: string;
+  /** Where it keeps its files (the append-only file under appendonlydir/). */
+  dir: string;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
 
-/** A redis-server of the test's own, with append-only persistence so keys survive a restart. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/**
+ * A redis-server of the test's own, with append-only persistence so keys survive a restart;
+ * `args` go after the defaults (a replica's --replicaof, a policy), `sentinel` makes it one of
+ * Sentinel's with that configuration (written to a file: Sentinel rewrites it).
+ */
+export async function startPrivateRedis(opts: { args?: string[]; sentinel?: string } = {}): Promise<PrivateRedis> {
   if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed');
   const port = await freePort();
   const dir = tempDir('redis');
   let child: ChildProcess | null = null;
+  const conf = join(dir, 'sentinel.conf');
+  if (opts.sentinel !== undefined) writeFileSync(conf, `${opts.sentinel}\n`);
+  const args =
+    opts.sentinel !== undefined
+      ? [conf, '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir]
+      : [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'always',
+          ...(opts.args ?? []),
+        ];
   const start = async () => {
-    child = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        'always',
-      ],
-      { stdio: 'ignore' },
-    );
+    child = spawn('redis-server', args, { stdio: 'ignore' });
     for (let i = 0; i < 100 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
     if (!(await reachable(port))) throw new Error('the private redis-server did not start');
   };
@@ -83,5 +94,5 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await exited;
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+  return { port, url: `redis://127.0.0.1:${port}`, dir, stop, start };
 }

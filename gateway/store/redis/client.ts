@@ -1,7 +1,13 @@
 // The Redis connection as the store uses it: fail-fast options (no offline queue, a command
 // timeout, reconnection every 2 s at most) and the server-side scripts (scripts.ts) as
-// commands.
-import { Redis } from 'ioredis';
+// commands. Through Sentinel (docs/operations.md, Redis in production) each connection asks the
+// sentinels for the primary and checks that the server it reached is one (the client's ready
+// check); it asks again when the connection drops, on a READONLY answer, and when the gateway's
+// look at the server finds it demoted (watch.ts), so it never stays on a replica or on an old
+// primary that came back.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from '../../config.ts';
+import { FLAG_LOSS_SCRIPT, IDENTITY_SCRIPT } from './identity-scripts.ts';
 import { defineRecoveryCommands } from './recovery-scripts.ts';
 import {
   ADD_USAGE_SCRIPT,
@@ -12,6 +18,7 @@ import {
   REVOKE_ACCOUNT_SCRIPT,
   REVOKE_KEY_SCRIPT,
   WINDOW_SCRIPT,
+  WITHDRAW_SCRIPT,
 } from './scripts.ts';
 
 export type Scripted = Redis & {
@@ -36,43 +43,80 @@ export type Scripted = Redis & {
     prefix: string,
     maxLive: number,
     rotate: string,
-  ): Promise<[string, string]>;
+  ): Promise<[string, string, string]>;
+  withdrawKey(prefix: string, hash: string, rotated: string, token: string, now: number): Promise<number>;
+  storeIdentity(marker: string, seq: string, keySeq: string, now: number, fresh: string): Promise<string[]>;
+  flagLoss(marker: string, id: string, accounts: number, keys: number, now: number): Promise<number>;
   revokeKey(keyEntry: string, now: number, prefix: string, hash: string): Promise<number>;
   revokeAccount(emailKey: string, now: number, prefix: string, keyId: string): Promise<number>;
   migrateKeys(accounts: string, seq: string, keySeq: string, prefix: string): Promise<number>;
   liveKeys(count: string, accounts: string, prefix: string): Promise<number>;
-  addUsage(info: string, requests: number, last: number): Promise<number>;
+  addUsage(
+    info: string,
+    window: string,
+    requests: number,
+    last: number,
+    start: number,
+    now: number,
+    win: number,
+  ): Promise<number>;
 };
 
-export function connect(url: string, commandTimeout: number): Scripted {
-  const client = new Redis(url, {
+/** Where a connection goes, for the log and /health: never a password. */
+export function describeTarget(target: RedisTarget): string {
+  if (target.kind === 'sentinel')
+    return `the primary "${target.name}" of sentinels ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+  return new URL(target.url).host;
+}
+
+export function connect(target: RedisTarget, commandTimeout: number): Scripted {
+  const options: RedisOptions = {
     enableOfflineQueue: false, // while disconnected, fail at once: no unbounded queue
     maxRetriesPerRequest: 0,
     commandTimeout, // no hang on a server that stopped answering
     connectTimeout: 2_000,
     retryStrategy: (times) => Math.min(100 * times, 2_000), // keep trying, every 2 s at most
     lazyConnect: false,
-  }) as Scripted;
+  };
+  const client = (
+    target.kind === 'url'
+      ? new Redis(target.url, options)
+      : new Redis({
+          ...options,
+          sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
+          name: target.name,
+          role: 'master',
+          // no failoverDetector: its connections to the sentinels outlive the client's own close
+          // (measured), and a demotion is seen anyway (above)
+          sentinelRetryStrategy: (times) => Math.min(100 * times, 2_000),
+          // a primary demoted under us answers READONLY: ask the sentinels again (the command is
+          // not resent: it failed, and its caller answers or counts locally as in an outage)
+          reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 1 : false),
+        })
+  ) as Scripted;
   client.defineCommand('window', { numberOfKeys: 2, lua: WINDOW_SCRIPT });
   client.defineCommand('registerKey', { numberOfKeys: 4, lua: REGISTER_SCRIPT });
   client.defineCommand('refundWindow', { numberOfKeys: 2, lua: REFUND_SCRIPT });
   client.defineCommand('revokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_SCRIPT });
   client.defineCommand('revokeAccount', { numberOfKeys: 1, lua: REVOKE_ACCOUNT_SCRIPT });
   client.defineCommand('migrateKeys', { numberOfKeys: 3, lua: MIGRATE_SCRIPT });
-  client.defineCommand('addUsage', { numberOfKeys: 1, lua: ADD_USAGE_SCRIPT });
+  client.defineCommand('addUsage', { numberOfKeys: 2, lua: ADD_USAGE_SCRIPT });
   client.defineCommand('liveKeys', { numberOfKeys: 2, lua: LIVE_KEYS_SCRIPT });
+  client.defineCommand('withdrawKey', { numberOfKeys: 0, lua: WITHDRAW_SCRIPT });
+  client.defineCommand('storeIdentity', { numberOfKeys: 3, lua: IDENTITY_SCRIPT });
+  client.defineCommand('flagLoss', { numberOfKeys: 1, lua: FLAG_LOSS_SCRIPT });
   defineRecoveryCommands(client);
   client.on('error', () => {}); // reported through the state events below
   return client;
 }
 
 /** A client for a short-lived tool: resolves once connected, or fails after `timeoutMs`. */
-export async function openRedisClient(url: string, timeoutMs = 5_000): Promise<Scripted> {
-  const client = connect(url, timeoutMs);
+export async function openRedisClient(target: RedisTarget, timeoutMs = 5_000): Promise<Scripted> {
+  const client = connect(target, timeoutMs);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       client.disconnect();
-      reject(new Error(`no answer from Redis at ${new URL(url).host} within ${timeoutMs} ms`));
+      reject(new Error(`no answer from Redis at ${describeTarget(target)} within ${timeoutMs} ms`));
     }, timeoutMs);
     client.once('ready', () => {
       clearTimeout(timer);

@@ -24,6 +24,10 @@ export function redisKeys(prefix: string) {
     keySeq: `${prefix}seq:key`,
     /** The channel revocations are announced on. */
     revoked: `${prefix}revoked`,
+    /** The store's identity, or the flag of its loss (identity-scripts.ts). */
+    marker: `${prefix}store`,
+    /** What the gateways' look at Redis writes, to learn whether it can (watch.ts). */
+    probe: `${prefix}probe`,
   };
 }
 

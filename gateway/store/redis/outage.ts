@@ -1,19 +1,21 @@
-// Whether Redis can be reached, and what this instance does while it cannot (docs/contract.md,
-// Storage and scale). The connection's events drive the state: /health's status and the log's
-// store_ready, store_unavailable and store_recovered. During an outage the requests of recently
+// What this instance does while Redis cannot be used (docs/contract.md, Storage and scale): the
+// connection's events say whether it is connected (the log's store_ready, store_unavailable and
+// store_recovered), condition.ts whether it can also write. Meanwhile the requests of recently
 // verified keys are counted here, each window seeded from the last answer Redis gave; when Redis
 // is back those windows go (Redis's are the truth again) and the requests they counted are added
-// to their keys' totals, so usage stays exact across an outage.
+// to their keys' hours and totals, so usage stays true across an outage.
 import { LRUCache } from 'lru-cache';
-import type { Decision } from '../../rate-limit.ts';
+import { type Decision, WINDOW_MS } from '../../rate-limit.ts';
 import { createMemoryLimiter, type MemoryLimiter } from '../memory-limiter.ts';
-import { redisUnreachable, StoreStatus } from '../store-status.ts';
+import type { StoreStatus } from '../store-status.ts';
 import type { Scripted } from './client.ts';
+import { RedisCondition } from './condition.ts';
 import { redisKeys } from './key-names.ts';
 
 export interface RedisOutage {
-  /** Whether Redis is connected now: a plain field, read on every request. */
-  up: boolean;
+  /** Whether Redis can be used now (connected and writable): a plain field, read on every request. */
+  readonly up: boolean;
+  readonly condition: RedisCondition;
   readonly status: StoreStatus;
   /** Redis's last answer for a window (`key`), kept to count on from if Redis goes away. */
   remember(key: string, start: number, count: number): void;
@@ -26,13 +28,12 @@ export interface RedisOutage {
 export function trackOutage(opts: {
   client: Scripted;
   prefix: string;
+  clock: () => number;
   log: (fields: Record<string, unknown>) => void;
 }): RedisOutage {
   const { client } = opts;
   const k = redisKeys(opts.prefix);
   let everUp = false;
-  const status = new StoreStatus();
-  status.set('unavailable', redisUnreachable('it has not answered yet'));
 
   /** Per-instance windows for the outage, seeded from the last answer Redis gave. */
   const outage = new Map<string, MemoryLimiter>();
@@ -46,9 +47,13 @@ export function trackOutage(opts: {
     return l;
   };
 
-  const addOutageUsage = async (rows: [keyId: string, requests: number, last: number][]) => {
+  type Row = [keyId: string, requests: number, last: number, start: number];
+  const addOutageUsage = async (rows: Row[]) => {
+    const now = opts.clock();
     const results = await Promise.allSettled(
-      rows.map(([keyId, n, last]) => client.addUsage(k.keyInfo(keyId), n, last)),
+      rows.map(([keyId, n, last, start]) =>
+        client.addUsage(k.keyInfo(keyId), k.window('req', keyId), n, last, start, now, WINDOW_MS),
+      ),
     );
     const tally = (ok: boolean) => {
       const taken = rows.filter((_, i) => (results[i]!.status === 'fulfilled') === ok);
@@ -60,9 +65,21 @@ export function trackOutage(opts: {
     if (lost.keys > 0) opts.log({ event: 'outage_usage_lost', store: 'redis', ...lost });
   };
 
+  const condition = new RedisCondition(opts.log, (up) => {
+    if (!up) return;
+    // the outage's windows go (the next outage starts from what Redis says), and the requests
+    // the key windows ('req') counted join the keys' hours and totals
+    const usage = outage.get('req')?.unsaved().rows ?? [];
+    outage.clear();
+    if (usage.length > 0) void addOutageUsage(usage);
+  });
+
   const state: RedisOutage = {
-    up: false,
-    status,
+    get up() {
+      return condition.up;
+    },
+    condition,
+    status: condition.status,
     remember: (key, start, count) => lastKnown.set(key, { start, count }),
     countLocally(kind, limit, key, subject, now, count) {
       const local = localLimiter(kind, limit);
@@ -76,22 +93,17 @@ export function trackOutage(opts: {
     refundLocally: (kind, subject, counted) => outage.get(kind)?.refund(subject, counted),
   };
 
-  const setState = (next: boolean, why?: string) => {
-    if (next === state.up) return;
-    state.up = next;
-    status.set(next ? 'ok' : 'unavailable', next ? null : redisUnreachable(why));
+  const connected = (next: boolean, why?: string) => {
+    if (next === condition.connected) return;
+    condition.connected = next;
+    if (why) condition.why = why;
     const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
     everUp ||= next;
     opts.log({ event, store: 'redis', ...(why ? { reason: why } : {}) });
-    if (!next) return;
-    // the outage's windows go (the next outage starts from what Redis says), and the requests
-    // the key windows ('req') counted join the keys' totals
-    const usage = outage.get('req')?.unsaved().rows ?? [];
-    outage.clear();
-    if (usage.length > 0) void addOutageUsage(usage);
+    condition.refresh();
   };
-  client.on('ready', () => setState(true));
-  client.on('close', () => setState(false, 'connection closed'));
-  client.on('error', (err: Error) => setState(false, err.message));
+  client.on('ready', () => connected(true));
+  client.on('close', () => connected(false, 'connection closed'));
+  client.on('error', (err: Error) => connected(false, err.message));
   return state;
 }

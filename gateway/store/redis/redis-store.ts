@@ -3,7 +3,9 @@
 // server-side scripts (scripts.ts), so instances never race (no read-then-write). This file
 // puts the store together; each concern has a file of its own:
 // - client.ts: the connection, its fail-fast options, the scripts as commands;
-// - outage.ts: whether Redis can be reached, and counting here while it cannot;
+// - outage.ts: counting here while Redis cannot be used; condition.ts: whether it can, and why not;
+// - watch.ts: which server, whether it may evict or lost its data (server-facts.ts, identity.ts);
+// - replication.ts: REDIS_MIN_REPLICAS, a new key held by that many replicas before its 201;
 // - limiter.ts: the hourly windows;
 // - verified-keys.ts: keys verified lately, kept in memory, forgotten when revoked;
 // - key-migration.ts: the one-time move of keys stored before they had ids;
@@ -12,21 +14,35 @@
 // OUTAGE_GRACE_MS keeps working, anything else gets 503.
 
 import { RECOVERY_MAILS_PER_HOUR } from '../../../build/site-format.ts';
+import type { RedisTarget } from '../../config.ts';
 import { digestHex, hashKey } from '../../keys.ts';
-import { unavailable } from '../store-status.ts';
-import { MAX_LIVE_KEYS, type Registered, type Store, type StoreObserver, timed } from '../types.ts';
+import { StoreLostError, StoreUnavailableError, StoreWriteError, unavailable } from '../store-status.ts';
+import { MAX_LIVE_KEYS, type Recovered, type Registered, type Store, type StoreObserver, timed } from '../types.ts';
 import { redisAccountQueries } from './account-queries.ts';
-import { connect, writeCoalescer } from './client.ts';
+import { connect, describeTarget, writeCoalescer } from './client.ts';
+import { isWriteRefusal } from './condition.ts';
 import { migrateKeysOnConnect } from './key-migration.ts';
 import { parseKeyEntry, redisKeys } from './key-names.ts';
 import { redisLimiter } from './limiter.ts';
 import { trackOutage } from './outage.ts';
 import { redisRecovery } from './recovery-scripts.ts';
+import { replicated } from './replication.ts';
 import { verifiedKeys } from './verified-keys.ts';
+import { watchRedis } from './watch.ts';
+
+/** Why a Redis store is not opened at all (an evicting server): start-up says it and stops. */
+class RedisRefusedError extends Error {
+  override name = 'RedisRefusedError';
+}
+
+/** How long start-up waits for Redis's first answer before it starts without one. */
+const FIRST_LOOK_MS = 3_000;
 
 export interface RedisStoreOptions {
-  url: string;
+  target: RedisTarget;
   prefix: string;
+  /** REDIS_MIN_REPLICAS (replication.ts). */
+  minReplicas?: number;
   rateLimitPerHour: number;
   registerLimitPerHour: number;
   registerAttemptsPerHour: number;
@@ -43,16 +59,38 @@ export interface RedisStoreOptions {
   observe?: StoreObserver;
 }
 
-export function openRedisStore(opts: RedisStoreOptions): Store {
+/**
+ * Opens the store and waits (FIRST_LOOK_MS at most) for the first look at the server: one that may
+ * evict keys is refused before any key is written (RedisRefusedError); one that does not answer
+ * yet is waited for by the running gateway, which answers 503 meanwhile.
+ */
+export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { prefix, clock } = opts;
   const k = redisKeys(prefix);
-  const client = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
+  const timeout = opts.commandTimeoutMs ?? 1_000;
+  const client = connect(opts.target, timeout);
   const beforeWrite = writeCoalescer(client);
-  const subscriber = connect(opts.url, opts.commandTimeoutMs ?? 1_000);
+  const subscriber = connect(opts.target, timeout);
   const ttl = opts.verifiedTtlMs ?? 1_000;
   const grace = opts.outageGraceMs ?? 10 * 60_000;
 
-  const outage = trackOutage({ client, prefix, log: opts.log });
+  const outage = trackOutage({ client, prefix, clock, log: opts.log });
+  const { condition } = outage;
+  const watch = watchRedis({
+    client,
+    prefix,
+    condition,
+    sentinel: opts.target.kind === 'sentinel',
+    clock,
+    log: opts.log,
+  });
+  const issuing = replicated({
+    minReplicas: opts.minReplicas ?? 0,
+    client,
+    open: (ms) => connect(opts.target, ms),
+    prefix,
+    log: opts.log,
+  });
   migrateKeysOnConnect(client, prefix, opts.log);
   const verified = verifiedKeys(subscriber, prefix);
   const windows = { client, prefix, outage, beforeWrite, observe: opts.observe };
@@ -64,16 +102,39 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       try {
         return await fn(...a);
       } catch (err) {
+        if (err instanceof StoreUnavailableError) throw err;
+        if (isWriteRefusal(err)) condition.writeRefused(err as Error, 'write');
         throw unavailable(err);
       }
     };
+  /** What must hold before anything is written: a usable Redis with its data, not evicting. */
+  const writable = () => {
+    if (!outage.up) throw new Error('redis is not connected');
+    if (condition.lost !== null) throw new StoreLostError(condition.lost);
+    if (condition.evicting !== null) throw new StoreWriteError('read_only', condition.evicting);
+  };
 
-  const tokens = redisRecovery(client, prefix, (run) =>
+  const tokens = redisRecovery(issuing.client, prefix, (run) =>
     guarded(async () => {
+      // not refused for an evicting policy: a recovery link is worth its small risk
       if (!outage.up) throw new Error('redis is not connected');
+      if (condition.lost !== null) throw new StoreLostError(condition.lost);
       return timed(opts.observe, 'recover', run);
     })(),
   );
+  const closeAll = async () => {
+    watch.close();
+    issuing.close();
+    subscriber.disconnect();
+    await client.quit().catch(() => client.disconnect());
+  };
+
+  await watch.first(FIRST_LOOK_MS);
+  if (condition.evicting !== null) {
+    await closeAll();
+    throw new RedisRefusedError(`${condition.evicting}.`);
+  }
+  opts.log({ event: 'store_opened', store: 'redis', target: describeTarget(opts.target) });
 
   return {
     kind: 'redis',
@@ -96,6 +157,8 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       }
       if (value === null) {
         verified.delete(key);
+        // the key may be one the lost data held: not "mistyped" until the loss is settled
+        if (condition.lost !== null) throw new StoreLostError(condition.lost);
         return null;
       }
       const account = parseKeyEntry(value);
@@ -104,9 +167,9 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     },
     register: guarded(
       async (email: string, digest: string, now: number, rotate: string | null): Promise<Registered> => {
-        if (!outage.up) throw new Error('redis is not connected');
-        const [id, keyId] = await timed(opts.observe, 'register', () =>
-          client.registerKey(
+        writable();
+        const [id, keyId, rotated] = await timed(opts.observe, 'register', () =>
+          issuing.client.registerKey(
             k.email(email),
             k.accountSeq,
             k.accounts,
@@ -122,6 +185,8 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
         if (keyId === '') return 'too_many_keys';
         // the rotated key is refused by this instance at once, not when its own announcement comes back
         if (rotate !== null) verified.forget(digestHex(rotate));
+        await issuing.confirm(digestHex(digest), { rotatedKeyId: rotated || undefined }, now);
+        watch.issued(String(id), String(keyId));
         return { id: String(id), email, keyId: String(keyId) };
       },
     ),
@@ -130,6 +195,7 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
       const hex = digestHex(digest);
       const revoked = await timed(opts.observe, 'revoke', () => client.revokeKey(k.key(hex), now, prefix, hex));
       verified.forget(hex);
+      if (revoked === 0 && condition.lost !== null) throw new StoreLostError(condition.lost);
       return revoked === 1;
     }),
     liveKeys: guarded(() => timed(opts.observe, 'live_keys', () => client.liveKeys(k.liveKeys, k.accounts, prefix))),
@@ -140,7 +206,14 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     recoveryAddresses: redisLimiter(windows, 'rad', opts.registerLimitPerHour, false),
     recovery: {
       issue: (email, digest, now, expiresAt) => tokens.issue(email, digestHex(digest), now, expiresAt),
-      use: (digest, keyDigest, now) => tokens.use(digestHex(digest), digestHex(keyDigest), now),
+      async use(digest, keyDigest, now): Promise<Recovered> {
+        const [tokenHex, keyHex] = [digestHex(digest), digestHex(keyDigest)];
+        const used = await tokens.use(tokenHex, keyHex, now);
+        if (typeof used !== 'object') return used;
+        await guarded(() => issuing.confirm(keyHex, { tokenHex }, now))();
+        watch.issued(used.account.id, used.account.keyId);
+        return used;
+      },
       state: (digest, now) => tokens.state(digestHex(digest), now),
     },
     list: guarded(queries.list),
@@ -148,9 +221,6 @@ export function openRedisStore(opts: RedisStoreOptions): Store {
     revoke: guarded(queries.revoke),
     revokeByDigest: guarded(queries.revokeByDigest),
     status: outage.status,
-    async close() {
-      subscriber.disconnect();
-      await client.quit().catch(() => client.disconnect());
-    },
+    close: closeAll,
   };
 }

@@ -45,11 +45,25 @@ redis.call('HINCRBY', KEYS[1], 'count', -1)
 if ARGV[2] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRBY', KEYS[2], 'requests', -1) end
 return 1`;
 
-// KEYS: a key's info hash. ARGV: requests, last use. Adds requests an instance counted in its own
-// memory while Redis was away (redis-store.ts) to a key that still has its info; the later use wins.
+// KEYS: a key's info hash, its window. ARGV: requests, last use, the local window's start, now,
+// window ms. Adds requests an instance counted in its own memory while Redis was away (outage.ts)
+// to the key's total (while it still has its info; the later use wins) and to its hour: the open
+// window in Redis, or, when none is open, the instance's own window while its hour lasts. So after
+// an outage a key's usage is what it really spent, not N instances × the limit.
 export const ADD_USAGE_SCRIPT = `
+local n = tonumber(ARGV[1]); local now = tonumber(ARGV[4]); local win = tonumber(ARGV[5])
+local start = tonumber(ARGV[3])
+if now < start + win then
+  local open = tonumber(redis.call('HGET', KEYS[2], 'start'))
+  if open and now < open + win then
+    redis.call('HINCRBY', KEYS[2], 'count', n)
+  else
+    redis.call('HSET', KEYS[2], 'start', start, 'count', n)
+    redis.call('PEXPIRE', KEYS[2], start + win - now + 60000)
+  end
+end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'requests', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'requests', n)
 local last = tonumber(redis.call('HGET', KEYS[1], 'last_used'))
 if (not last) or tonumber(ARGV[2]) > last then redis.call('HSET', KEYS[1], 'last_used', ARGV[2]) end
 return 1`;
@@ -73,7 +87,8 @@ return total`;
 // KEYS: email → id, account sequence, accounts zset, key sequence. ARGV: email, new key hash, now,
 // prefix, live keys allowed, hash of a presented key ('' if none). Issues a key to the account
 // (created on first use) and revokes nothing, except the presented key when it is a live key of
-// this same account (a rotation). Returns {account id, key id}, key id '' past the bound.
+// this same account (a rotation). Returns {account id, key id, rotated key id or ''}, key id ''
+// past the bound.
 export const REGISTER_SCRIPT = `
 local p = ARGV[4]
 local id = redis.call('GET', KEYS[1])
@@ -92,7 +107,7 @@ if ARGV[6] ~= '' then
     if acct == id then old = kid end
   end
 end
-if (not old) and redis.call('HLEN', keys) >= tonumber(ARGV[5]) then return {id, ''} end
+if (not old) and redis.call('HLEN', keys) >= tonumber(ARGV[5]) then return {id, '', ''} end
 local keyId = tostring(redis.call('INCR', KEYS[4]))
 redis.call('SET', p .. 'key:' .. ARGV[2], id .. '\\t' .. keyId .. '\\t' .. ARGV[1])
 redis.call('HSET', keys, keyId, ARGV[2])
@@ -106,7 +121,36 @@ if old then
 else
   ${LIVE_DELTA('p', '1')}
 end
-return {id, keyId}`;
+return {id, keyId, old or ''}`;
+
+// KEYS: none (the names are made from the prefix). ARGV: prefix, new key hash, id of the key a
+// rotation revoked (''), hash of the recovery token used (''), now. Takes back a key that too few
+// replicas acknowledged (replication.ts): the new key is revoked, a rotated key is live again and a
+// recovery link works again, so the refused request changed nothing a client holds. Returns 1 when
+// the new key was still live.
+export const WITHDRAW_SCRIPT = `
+local p = ARGV[1]
+local v = redis.call('GET', p .. 'key:' .. ARGV[2])
+if not v then return 0 end
+local acct, kid, email = string.match(v, '^([^\t]+)\t([^\t]+)\t(.*)$')
+redis.call('DEL', p .. 'key:' .. ARGV[2])
+redis.call('HDEL', p .. 'keys:' .. acct, kid)
+redis.call('HSET', p .. 'keyinfo:' .. kid, 'revoked_at', ARGV[5])
+redis.call('PUBLISH', p .. 'revoked', ARGV[2])
+local delta = -1
+if ARGV[3] ~= '' then
+  local info = p .. 'keyinfo:' .. ARGV[3]
+  local hash = redis.call('HGET', info, 'hash')
+  if hash then
+    redis.call('SET', p .. 'key:' .. hash, acct .. '\t' .. ARGV[3] .. '\t' .. email)
+    redis.call('HSET', p .. 'keys:' .. acct, ARGV[3], hash)
+    redis.call('HDEL', info, 'revoked_at')
+    delta = 0
+  end
+end
+if ARGV[4] ~= '' then redis.call('HDEL', p .. 'recovery:' .. ARGV[4], 'used_at') end
+${LIVE_DELTA('p', 'delta')}
+return 1`;
 
 // KEYS: the key's entry. ARGV: now, prefix, key hash. Returns 1 when a live key was revoked.
 export const REVOKE_KEY_SCRIPT = `

@@ -276,17 +276,21 @@ export interface ErrorBody {
   error: string;
   status: number;
   /** the kind of error, stable: a program branches on it. A later version may add a code: a client treats an unknown one as the status alone */
-  code: "missing_key" | "invalid_key" | "key_in_query" | "rate_limited" | "unknown_grain" | "not_found" | "bad_limit" | "repeated_param" | "bad_crop_year" | "unknown_crop_year" | "bad_query" | "uri_too_long" | "precondition_failed" | "not_allowed_get" | "not_allowed_post" | "not_allowed_delete" | "register_limited" | "register_attempts_limited" | "too_many_keys" | "recovery_mails_limited" | "recovery_address_limited" | "bad_recovery_json" | "recovery_token_unknown" | "recovery_token_used" | "recovery_token_expired" | "recovery_token_superseded" | "unsupported_type" | "unsupported_form_type" | "bad_form" | "cross_site_form" | "too_large" | "bad_json" | "bad_email" | "cannot_save_keys" | "cannot_save_revocation" | "store_unavailable" | "upstream_failed" | "upstream_timeout" | "internal" | "bad_http" | "headers_too_large" | "request_timeout" | "connect_not_allowed";
+  code: "missing_key" | "invalid_key" | "key_in_query" | "rate_limited" | "keys_lost" | "unknown_grain" | "not_found" | "bad_limit" | "repeated_param" | "bad_crop_year" | "unknown_crop_year" | "bad_query" | "uri_too_long" | "precondition_failed" | "not_allowed_get" | "not_allowed_post" | "not_allowed_delete" | "register_limited" | "register_attempts_limited" | "too_many_keys" | "recovery_mails_limited" | "recovery_address_limited" | "bad_recovery_json" | "recovery_token_unknown" | "recovery_token_used" | "recovery_token_expired" | "recovery_token_superseded" | "unsupported_type" | "unsupported_form_type" | "bad_form" | "cross_site_form" | "too_large" | "bad_json" | "bad_email" | "cannot_save_keys" | "cannot_save_revocation" | "store_unavailable" | "keys_recovering" | "key_not_replicated" | "upstream_failed" | "upstream_timeout" | "internal" | "bad_http" | "headers_too_large" | "request_timeout" | "connect_not_allowed";
   schema_version: "1.0";
 }
 
 export interface Health {
-  /** "ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable, the embedded store unable to write, a newer build refused, the published build unreadable, or mail (recovery links) failing to go out */
-  status: "ok" | "store_unavailable" | "store_degraded" | "build_refused" | "site_unreadable" | "mail_degraded";
+  /** "ok" only when all is well; otherwise what is wrong (the first, when several are): Redis unreachable or unable to write, the key store's data lost, the store unable to write (or a Redis that may evict keys), a newer build refused, the published build unreadable, or mail (recovery links) failing to go out */
+  status: "ok" | "store_unavailable" | "store_data_lost" | "store_degraded" | "build_refused" | "site_unreadable" | "mail_degraded";
   /** null when status is "ok"; otherwise a sentence for the operator: what is wrong and its cause */
   reason: string | null;
-  /** ok; unavailable: keys and limits cannot all be checked (Redis unreachable); degraded: keys work, but registration, rotation and revocation answer 503 (the store cannot write) */
-  store: "ok" | "unavailable" | "degraded";
+  /** ok; unavailable: keys and limits cannot all be checked (Redis unreachable, or unable to write); lost: the key store lost its data, and waits for a restore or for the loss to be accepted; degraded: keys work, but registration, rotation and revocation answer 503 (the store cannot write) */
+  store: "ok" | "unavailable" | "lost" | "degraded";
+  /** the Redis server written to (host:port), as Sentinel names it after each failover; null for the embedded store */
+  store_primary: string | null;
+  /** what the operator should know though all works (a Redis that keeps no append-only file and has no replica); else null */
+  store_warning: string | null;
   /** degraded: the last attempt to send a mail failed; it is retried (the recovery request was answered) */
   mail: "ok" | "degraded";
   /** the dataset version of the build served */
