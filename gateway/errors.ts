@@ -73,13 +73,6 @@ export const ERRORS = {
       `Register again with POST ${ROUTES.register.path} to get a new key.`,
     CHALLENGE,
   ),
-  keysLost: new HttpError(
-    401,
-    'The API key is not valid (unknown, mistyped or revoked). The key store lost its data once: a key issued ' +
-      `before then no longer works. Register again with POST ${ROUTES.register.path}, or get a key back for ` +
-      `your address at ${ROUTES.recoverPage.path}.`,
-    CHALLENGE,
-  ),
   keyInQuery: new HttpError(
     400,
     `API keys are never accepted in the URL. Send the key in the ${API_KEY_HEADER} header, and replace this key: ` +
@@ -88,6 +81,13 @@ export const ERRORS = {
   rateLimited: new HttpError(
     429,
     'Hourly request limit reached for this key. Retry after the number of seconds in Retry-After.',
+  ),
+  keysLost: new HttpError(
+    401,
+    'The API key is not valid (unknown, mistyped or revoked). The key store lost its data once: a key issued ' +
+      `before then no longer works. Register again with POST ${ROUTES.register.path}, or get a key back for ` +
+      `your address at ${ROUTES.recoverPage.path}.`,
+    CHALLENGE,
   ),
   // Paths and queries (docs/contract.md, Errors and HTTP)
   unknownGrain: new HttpError(404, `Grain id not found. GET ${ROUTES.grains.path} lists the available grain ids.`),

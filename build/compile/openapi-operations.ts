@@ -102,7 +102,6 @@ export function operations(ids: string[], liveKeyCap: number) {
           'recovery_address_limited',
           'recovery_mails_limited',
           'store_unavailable',
-          'keys_recovering',
         ]),
       },
     },
