@@ -205,7 +205,7 @@ describe('the changes feed of a change to a printed number', () => {
   });
 
   it('is well-formed XML with every text escaped', () => {
-    assert.ok(feed.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"'));
+    assert.ok(feed.startsWith('<feed xmlns="http://www.w3.org/2005/Atom"'));
     assert.ok(!/&(?!amp;|lt;|gt;|quot;|#39;)/.test(feed), 'no bare ampersand');
   });
 });

@@ -295,6 +295,8 @@ describe('authentication', () => {
       'status',
       'reason',
       'store',
+      'store_primary',
+      'store_warning',
       'mail',
       'dataset_version',
       'build_id',

@@ -215,7 +215,7 @@ for (const [name, storeEnv, skip] of STORES) {
         [['list', '--format'], /^Unknown option '--format'/],
         [['show'], /^show needs an e-mail address/],
         [['revoke', 'x@example.com'], /^revoke names one key id, or --all/],
-        [[], /^a command is missing: list, show, revoke or revoke-leaked$/m],
+        [[], /^a command is missing: list, show, revoke, revoke-leaked or accept-loss$/m],
       ] as const) {
         const r = await runAccounts(state, ...bad);
         assert.equal(r.status, 2, bad.join(' '));

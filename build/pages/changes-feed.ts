@@ -110,8 +110,8 @@ export function renderChangesFeed(ds: Dataset): string {
   // the newest moment the feed knows of: its newest entry's, or for none the tables' last check
   const times = entries.length ? entries.map((e) => e.created_at) : ds.grains.map((g) => g.last_scraped);
   const updated = times.sort().at(-1) ?? '1970-01-01T00:00:00Z';
-  return `<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en">
+  // no XML declaration: UTF-8 and XML 1.0 are what a document without one is (XML 1.0, section 4.3.3)
+  return `<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en">
 <id>${feedId('feed')}</id>
 <title>Grain grading tables: changes</title>
 <subtitle>Every change to the Canadian Grain Commission's grading tables as this service publishes them, newest \
