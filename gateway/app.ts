@@ -219,12 +219,13 @@ export function createApp(opts: AppOptions) {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
     if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
-    const done = (revoked: boolean) => (revoked ? REVOKED : errorResponse(unknownKey(store.status.keysLostSince)));
+    const unknown = () => errorResponse(unknownKey(store.status.keysLostSince));
+    const done = (revoked: boolean) => (revoked ? REVOKED : unknown());
     try {
       // a false If-Match revokes nothing: a 412 for a live key, the 401 it would get anyway for another
       if (untaggedMatchFails(req.headers['if-match'], false)) {
         const found = store.findByKey(raw);
-        const refused = (a: Account | null) => errorResponse(a ? ERRORS.preconditionFailed : ERRORS.invalidKey);
+        const refused = (a: Account | null) => (a ? errorResponse(ERRORS.preconditionFailed) : unknown());
         return found instanceof Promise
           ? found.then(refused).catch((err: unknown) => failure(err, false))
           : refused(found);

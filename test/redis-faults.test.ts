@@ -13,21 +13,11 @@ import { bundled } from './helpers/bundles.ts';
 import { errorJson } from './helpers/errors.ts';
 import { realSiteDir, root, runAccounts } from './helpers/gateway.ts';
 import { injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
-import { type PrivateRedis, redisSkipReason, startPrivateRedis } from './helpers/redis.ts';
+import { type PrivateRedis, redisSkipReason, startPrivateRedis, within } from './helpers/redis.ts';
 import { ask } from './helpers/redis-group.ts';
 import { suite } from './helpers/suite.ts';
 
 const skip = await redisSkipReason();
-
-/** Polls `probe` until it returns true, for at most `ms`. */
-async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
-  const t0 = Date.now();
-  while (!(await probe())) {
-    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - t0;
-}
 
 const health = async (t: TestApp) => (await injectGet(t.app, '/health')).json();
 

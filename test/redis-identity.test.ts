@@ -104,6 +104,12 @@ describe('the data, from the marker and the sequences', () => {
       reading({ id: 'c3', acceptedLossAt: 7, seq: 10, keySeq: 20 }),
       { kind: 'ok', id: 'c3', acceptedLossAt: 7 },
     ],
+    [
+      'an accepted loss is adopted, whatever the marks of the lost data',
+      { id: 'a1', accounts: 50, keys: 80 },
+      reading({ id: 'c3', acceptedLossAt: 7, seq: 10, keySeq: 20 }),
+      { kind: 'ok', id: 'c3', acceptedLossAt: 7 },
+    ],
   ];
   for (const [name, known, r, want] of cases) {
     it(name, () => {

@@ -10,7 +10,7 @@ import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import { errorJson } from './helpers/errors.ts';
 import { type ChildGateway, get, realSiteDir, register, runAccounts, spawnGateway } from './helpers/gateway.ts';
 import { injectGet, injectJson, injectRegister, startTestApp } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix } from './helpers/redis.ts';
+import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix, within } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 const skip = await redisSkipReason();
@@ -21,16 +21,6 @@ async function cleanup(p: string) {
   const keys = await r.keys(`${p}*`);
   if (keys.length) await r.del(...keys);
   r.disconnect();
-}
-
-/** Polls `probe` until it returns true, for at most `ms`; returns how long it took. */
-async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
-  const t0 = Date.now();
-  while (!(await probe())) {
-    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - t0;
 }
 
 suite('redis store', skip, () => {

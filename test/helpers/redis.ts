@@ -28,6 +28,16 @@ export async function redisSkipReason(): Promise<string | false> {
   return 'no Redis server on 127.0.0.1:6379';
 }
 
+/** Polls `probe` until it returns true, for at most `ms`; returns how long it took. */
+export async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
+  const t0 = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now() - t0;
+}
+
 export const uniquePrefix = () => `gg:test:${randomBytes(4).toString('hex')}:`;
 
 export function freePort(): Promise<number> {

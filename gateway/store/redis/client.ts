@@ -44,7 +44,7 @@ export type Scripted = Redis & {
     maxLive: number,
     rotate: string,
   ): Promise<[string, string, string]>;
-  withdrawKey(prefix: string, hash: string, rotated: string, token: string, now: number): Promise<number>;
+  withdrawKey(prefix: string, hash: string, revokedKeyIds: string, token: string, now: number): Promise<number>;
   storeIdentity(marker: string, seq: string, keySeq: string, now: number, fresh: string): Promise<string[]>;
   flagLoss(marker: string, id: string, accounts: number, keys: number, now: number): Promise<number>;
   revokeKey(keyEntry: string, now: number, prefix: string, hash: string): Promise<number>;

@@ -29,6 +29,12 @@ export class RedisCondition {
   evicting: string | null = null;
   /** Why the data is lost (identity.ts), or null. */
   lost: string | null = null;
+  /**
+   * Whether the server of this connection was looked at (watch.ts): until then it is not used, so
+   * nothing is issued on, nor an outage's usage added to, a server that may be a replica, emptied
+   * or an older copy. Cleared when the connection closes.
+   */
+  checked = false;
 
   constructor(
     private readonly log: (fields: Record<string, unknown>) => void,
@@ -57,7 +63,7 @@ export class RedisCondition {
   refresh() {
     const [state, reason] = this.judged();
     this.status.set(state, reason);
-    const up = this.connected && this.cannotWrite === null && this.notPrimary === null;
+    const up = this.connected && this.checked && this.cannotWrite === null && this.notPrimary === null;
     if (up === this.up) return;
     this.up = up;
     this.onUp(up);
@@ -65,6 +71,7 @@ export class RedisCondition {
 
   private judged(): [StoreState, string | null] {
     if (!this.connected) return ['unavailable', redisUnreachable(this.why)];
+    if (!this.checked) return ['unavailable', redisUnreachable('connected, not yet looked at')];
     if (this.notPrimary !== null) return ['unavailable', `${this.notPrimary}. Meanwhile ${COUNTED_HERE}.`];
     if (this.cannotWrite !== null)
       return ['unavailable', `Redis answers but cannot write (${this.cannotWrite}): ${COUNTED_HERE}.`];

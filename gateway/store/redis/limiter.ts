@@ -6,6 +6,7 @@ import { type Decision, type Limiter, WINDOW_MS } from '../../rate-limit.ts';
 import { unavailable } from '../store-status.ts';
 import { type StoreObserver, timed } from '../types.ts';
 import type { Scripted } from './client.ts';
+import { isWriteRefusal } from './condition.ts';
 import { redisKeys } from './key-names.ts';
 import type { RedisOutage } from './outage.ts';
 
@@ -44,6 +45,8 @@ export function redisLimiter(
         if (used > 0) outage.remember(key, resetAt - WINDOW_MS, used);
         return { allowed: allowed === 1, limit, used, resetAt };
       } catch (err) {
+        // Redis answers but cannot write: said at once, not at the next look (condition.ts)
+        if (isWriteRefusal(err)) outage.condition.writeRefused(err as Error, 'count');
         if (!localFallback) throw unavailable(err);
       }
     } else if (!localFallback) throw unavailable('redis is not connected');

@@ -96,6 +96,7 @@ export function trackOutage(opts: {
   const connected = (next: boolean, why?: string) => {
     if (next === condition.connected) return;
     condition.connected = next;
+    if (!next) condition.checked = false;
     if (why) condition.why = why;
     const event = next ? (everUp ? 'store_recovered' : 'store_ready') : 'store_unavailable';
     everUp ||= next;

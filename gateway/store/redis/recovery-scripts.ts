@@ -42,7 +42,7 @@ return 1`;
 
 // KEYS: the token's hash, the key sequence. ARGV: now, prefix, new key hex. Revokes every live key
 // of the token's account (announced, as every revocation is) and issues the new key. Returns
-// {outcome} or {'ok', account id, key id, email, keys revoked}.
+// {outcome} or {'ok', account id, key id, email, keys revoked, their ids comma-separated}.
 const USE_SCRIPT = `
 local t = redis.call('HMGET', KEYS[1], 'account', 'expires_at', 'used_at', 'superseded_at')
 if not t[1] then return {'unknown'} end
@@ -55,11 +55,13 @@ local email = redis.call('HGET', p .. 'account:' .. id, 'email')
 local keys = p .. 'keys:' .. id
 local all = redis.call('HGETALL', keys)
 local n = 0
+local ids = {}
 for i = 1, #all, 2 do
   redis.call('DEL', p .. 'key:' .. all[i + 1])
   redis.call('HSET', p .. 'keyinfo:' .. all[i], 'revoked_at', ARGV[1])
   redis.call('PUBLISH', p .. 'revoked', all[i + 1])
   n = n + 1
+  ids[n] = all[i]
 end
 redis.call('DEL', keys)
 local keyId = tostring(redis.call('INCR', KEYS[2]))
@@ -69,7 +71,7 @@ redis.call('SADD', p .. 'account-keys:' .. id, keyId)
 redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[3], 'created_at', ARGV[1])
 redis.call('HSET', KEYS[1], 'used_at', ARGV[1])
 ${LIVE_DELTA('p', '1 - n')}
-return {'ok', id, keyId, email, n}`;
+return {'ok', id, keyId, email, n, table.concat(ids, ',')}`;
 
 type RecoveryClient = Redis & {
   recoveryIssue(
@@ -96,7 +98,6 @@ export function redisRecovery(
   guard: <T>(run: () => Promise<T>) => Promise<T>,
 ): {
   issue(email: string, hex: string, now: number, expiresAt: number): Promise<boolean>;
-  use(hex: string, keyHex: string, now: number): Promise<Recovered>;
   state(hex: string, now: number): Promise<TokenState>;
 } {
   const client = redis as RecoveryClient;
@@ -106,12 +107,6 @@ export function redisRecovery(
       guard(async () => {
         const done = await client.recoveryIssue(k.email(email), hex, now, expiresAt, prefix, KEPT_AFTER_EXPIRY_MS);
         return done === 1;
-      }),
-    use: (hex, keyHex, now) =>
-      guard(async () => {
-        const r = await client.recoveryUse(k.recovery(hex), k.keySeq, now, prefix, keyHex);
-        if (r[0] !== 'ok') return r[0] as Exclude<Recovered, object>;
-        return { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) };
       }),
     state: (hex, now) =>
       guard(async () => {
@@ -126,5 +121,25 @@ export function redisRecovery(
         const at = (v: string | null | undefined) => (v ? Number(v) : null);
         return tokenState({ expires_at: Number(expires), used_at: at(used), superseded_at: at(superseded) }, now);
       }),
+  };
+}
+
+/**
+ * Uses a token on `redis` (the connection that issues keys: replication.ts): what it gave, and the
+ * ids of the keys it revoked, which taking its key back makes live again.
+ */
+export async function useToken(
+  redis: Redis,
+  prefix: string,
+  hex: string,
+  keyHex: string,
+  now: number,
+): Promise<{ recovered: Recovered; revokedKeyIds: string[] }> {
+  const k = redisKeys(prefix);
+  const r = await (redis as RecoveryClient).recoveryUse(k.recovery(hex), k.keySeq, now, prefix, keyHex);
+  if (r[0] !== 'ok') return { recovered: r[0] as Exclude<Recovered, object>, revokedKeyIds: [] };
+  return {
+    recovered: { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) },
+    revokedKeyIds: r[5] ? String(r[5]).split(',') : [],
   };
 }

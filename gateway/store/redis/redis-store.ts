@@ -25,8 +25,8 @@ import { migrateKeysOnConnect } from './key-migration.ts';
 import { parseKeyEntry, redisKeys } from './key-names.ts';
 import { redisLimiter } from './limiter.ts';
 import { trackOutage } from './outage.ts';
-import { redisRecovery } from './recovery-scripts.ts';
-import { replicated } from './replication.ts';
+import { redisRecovery, useToken } from './recovery-scripts.ts';
+import { issuing } from './replication.ts';
 import { verifiedKeys } from './verified-keys.ts';
 import { watchRedis } from './watch.ts';
 
@@ -84,7 +84,7 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
     clock,
     log: opts.log,
   });
-  const issuing = replicated({
+  const issuer = issuing({
     minReplicas: opts.minReplicas ?? 0,
     client,
     open: (ms) => connect(opts.target, ms),
@@ -107,24 +107,23 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
         throw unavailable(err);
       }
     };
-  /** What must hold before anything is written: a usable Redis with its data, not evicting. */
-  const writable = () => {
+  /** Throws unless Redis can be used and holds its data; to issue a key, also not evicting. */
+  const ready = (toIssue: boolean) => {
     if (!outage.up) throw new Error('redis is not connected');
     if (condition.lost !== null) throw new StoreLostError(condition.lost);
-    if (condition.evicting !== null) throw new StoreWriteError('read_only', condition.evicting);
+    if (toIssue && condition.evicting !== null) throw new StoreWriteError('read_only', condition.evicting);
   };
 
-  const tokens = redisRecovery(issuing.client, prefix, (run) =>
+  // a token kept or looked at: on the store's own connection, never behind a WAIT (replication.ts)
+  const tokens = redisRecovery(client, prefix, (run) =>
     guarded(async () => {
-      // not refused for an evicting policy: a recovery link is worth its small risk
-      if (!outage.up) throw new Error('redis is not connected');
-      if (condition.lost !== null) throw new StoreLostError(condition.lost);
+      ready(false);
       return timed(opts.observe, 'recover', run);
     })(),
   );
   const closeAll = async () => {
     watch.close();
-    issuing.close();
+    issuer.close();
     subscriber.disconnect();
     await client.quit().catch(() => client.disconnect());
   };
@@ -167,25 +166,30 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
     },
     register: guarded(
       async (email: string, digest: string, now: number, rotate: string | null): Promise<Registered> => {
-        writable();
+        ready(true);
+        const hashHex = digestHex(digest);
         const [id, keyId, rotated] = await timed(opts.observe, 'register', () =>
-          issuing.client.registerKey(
-            k.email(email),
-            k.accountSeq,
-            k.accounts,
-            k.keySeq,
-            email,
-            digestHex(digest),
+          issuer.issue(
+            (c) =>
+              c.registerKey(
+                k.email(email),
+                k.accountSeq,
+                k.accounts,
+                k.keySeq,
+                email,
+                hashHex,
+                now,
+                prefix,
+                MAX_LIVE_KEYS,
+                rotate === null ? '' : digestHex(rotate),
+              ),
+            ([, issued, old]) => (issued === '' ? null : { hashHex, revokedKeyIds: old ? [old] : [], tokenHex: '' }),
             now,
-            prefix,
-            MAX_LIVE_KEYS,
-            rotate === null ? '' : digestHex(rotate),
           ),
         );
         if (keyId === '') return 'too_many_keys';
         // the rotated key is refused by this instance at once, not when its own announcement comes back
-        if (rotate !== null) verified.forget(digestHex(rotate));
-        await issuing.confirm(digestHex(digest), { rotatedKeyId: rotated || undefined }, now);
+        if (rotated) verified.forget(digestHex(rotate!));
         watch.issued(String(id), String(keyId));
         return { id: String(id), email, keyId: String(keyId) };
       },
@@ -206,14 +210,19 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
     recoveryAddresses: redisLimiter(windows, 'rad', opts.registerLimitPerHour, false),
     recovery: {
       issue: (email, digest, now, expiresAt) => tokens.issue(email, digestHex(digest), now, expiresAt),
-      async use(digest, keyDigest, now): Promise<Recovered> {
-        const [tokenHex, keyHex] = [digestHex(digest), digestHex(keyDigest)];
-        const used = await tokens.use(tokenHex, keyHex, now);
-        if (typeof used !== 'object') return used;
-        await guarded(() => issuing.confirm(keyHex, { tokenHex }, now))();
-        watch.issued(used.account.id, used.account.keyId);
-        return used;
-      },
+      use: guarded(async (digest: string, keyDigest: string, now: number): Promise<Recovered> => {
+        ready(true);
+        const [tokenHex, hashHex] = [digestHex(digest), digestHex(keyDigest)];
+        const { recovered } = await timed(opts.observe, 'recover', () =>
+          issuer.issue(
+            (c) => useToken(c, prefix, tokenHex, hashHex, now),
+            (u) => (typeof u.recovered === 'object' ? { hashHex, revokedKeyIds: u.revokedKeyIds, tokenHex } : null),
+            now,
+          ),
+        );
+        if (typeof recovered === 'object') watch.issued(recovered.account.id, recovered.account.keyId);
+        return recovered;
+      }),
       state: (digest, now) => tokens.state(digestHex(digest), now),
     },
     list: guarded(queries.list),

@@ -2,44 +2,120 @@
 // that many replicas hold it, so a failover cannot take it away. The writes that issue keys go on
 // a connection of their own, because Redis's WAIT blocks the connection it is sent on (the hot
 // path's counting must not queue behind it) and counts the replicas that hold that connection's
-// writes. Short of the replicas within WAIT_MS, the key is taken back (WITHDRAW_SCRIPT) and the
-// request answered 503, so no client holds a key a failover may lose.
-import { NotReplicatedError } from '../store-status.ts';
+// writes. They go in batches: the writes asked for while a batch waits are sent together after it,
+// then one WAIT covers them all, so a WAIT never queues behind another on the connection and no
+// command waits there long enough to time out. A key its replicas did not acknowledge in time, or
+// whose WAIT failed, is taken back (WITHDRAW_SCRIPT) and its request answered 503, so no client
+// holds a key a failover may lose, and a rotated key or the keys a recovery revoked are live again.
+import { NotReplicatedError, StoreUnavailableError } from '../store-status.ts';
 import type { Scripted } from './client.ts';
 
 /** How long a registration waits for its replicas before it is refused. */
 const WAIT_MS = 1_000;
 
-export interface Replicated {
-  /** The connection that issues keys (the store's own when no replica is asked for). */
-  readonly client: Scripted;
-  /**
-   * After a key was written on `client`: resolves once `minReplicas` hold it; otherwise the key
-   * (`hashHex`) is withdrawn, a rotated key (`rotatedKeyId`) made live again, a used recovery
-   * token (`tokenHex`) made usable again, and NotReplicatedError thrown.
-   */
-  confirm(hashHex: string, undo: { rotatedKeyId?: string; tokenHex?: string }, now: number): Promise<void>;
+/** What taking a key back restores: the keys its issue revoked, the recovery token it used. */
+interface Undo {
+  hashHex: string;
+  revokedKeyIds: string[];
+  tokenHex: string;
 }
 
-export function replicated(opts: {
+export interface Issuing {
+  /**
+   * Runs `write` (a script that issues a key) on the issuing connection and resolves with its
+   * answer once `minReplicas` replicas hold it; `undo` says from that answer how to take the key
+   * back (null: no key was issued). Short of the replicas, the key is taken back and
+   * NotReplicatedError thrown.
+   */
+  issue<T>(write: (client: Scripted) => Promise<T>, undo: (answer: T) => Undo | null, now: number): Promise<T>;
+  close(): void;
+}
+
+interface Job {
+  write: (client: Scripted) => Promise<unknown>;
+  undo: (answer: unknown) => Undo | null;
+  now: number;
+  resolve: (answer: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+export function issuing(opts: {
   minReplicas: number;
   client: Scripted;
   /** Makes the connection of its own (client.ts, connect), with a timeout that outlasts WAIT_MS. */
   open: (commandTimeoutMs: number) => Scripted;
   prefix: string;
   log: (fields: Record<string, unknown>) => void;
-}): Replicated & { close(): void } {
-  const { minReplicas, prefix } = opts;
-  if (minReplicas === 0) return { client: opts.client, confirm: async () => {}, close: () => {} };
+}): Issuing {
+  const { minReplicas, prefix, log } = opts;
+  if (minReplicas === 0) return { issue: (write) => write(opts.client), close: () => {} };
   const client = opts.open(WAIT_MS + 1_000);
+  let queued: Job[] = [];
+  let sending = false;
+
+  /** Takes a key back; on the issuing connection, else the store's own. */
+  async function withdraw(u: Undo, now: number) {
+    const args = [prefix, u.hashHex, u.revokedKeyIds.join(','), u.tokenHex, now] as const;
+    try {
+      await client.withdrawKey(...args).catch(() => opts.client.withdrawKey(...args));
+    } catch (err) {
+      // the key stays issued to nobody (its answer was a 503): named so an operator can revoke it
+      log({ event: 'key_withdraw_failed', store: 'redis', error: (err as Error).message });
+    }
+  }
+
+  async function send(batch: Job[]) {
+    const answers = await Promise.allSettled(batch.map((j) => j.write(client)));
+    const written = batch.flatMap((j, i) => {
+      const a = answers[i]!;
+      if (a.status === 'rejected') {
+        j.reject(a.reason);
+        return [];
+      }
+      const undo = j.undo(a.value);
+      if (undo === null) {
+        j.resolve(a.value);
+        return [];
+      }
+      return [{ job: j, answer: a.value, undo }];
+    });
+    if (written.length === 0) return;
+    const held = await client.wait(minReplicas, WAIT_MS).then(Number, () => -1);
+    if (held >= minReplicas) {
+      for (const w of written) w.job.resolve(w.answer);
+      return;
+    }
+    log({ event: 'key_not_replicated', store: 'redis', keys: written.length, replicas: held, wanted: minReplicas });
+    await Promise.all(written.map((w) => withdraw(w.undo, w.job.now)));
+    for (const w of written)
+      w.job.reject(
+        held < 0
+          ? new StoreUnavailableError('the replicas could not be asked')
+          : new NotReplicatedError(`${held} of ${minReplicas} replicas acknowledged the key within ${WAIT_MS} ms`),
+      );
+  }
+
+  async function drain() {
+    sending = true;
+    try {
+      while (queued.length) {
+        const batch = queued;
+        queued = [];
+        await send(batch).catch((err: unknown) => {
+          for (const j of batch) j.reject(err); // a job already settled stays as it was
+        });
+      }
+    } finally {
+      sending = false;
+    }
+  }
+
   return {
-    client,
-    async confirm(hashHex, undo, now) {
-      const held = Number(await client.wait(minReplicas, WAIT_MS));
-      if (held >= minReplicas) return;
-      opts.log({ event: 'key_not_replicated', store: 'redis', replicas: held, wanted: minReplicas });
-      await client.withdrawKey(prefix, hashHex, undo.rotatedKeyId ?? '', undo.tokenHex ?? '', now);
-      throw new NotReplicatedError(`${held} of ${minReplicas} replicas acknowledged the key within ${WAIT_MS} ms`);
+    issue<T>(write: (c: Scripted) => Promise<T>, undo: (answer: T) => Undo | null, now: number) {
+      return new Promise<T>((resolve, reject) => {
+        queued.push({ write, undo: undo as Job['undo'], now, resolve: resolve as Job['resolve'], reject });
+        if (!sending) void drain();
+      });
     },
     close: () => client.disconnect(),
   };

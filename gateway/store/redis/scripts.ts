@@ -123,29 +123,30 @@ else
 end
 return {id, keyId, old or ''}`;
 
-// KEYS: none (the names are made from the prefix). ARGV: prefix, new key hash, id of the key a
-// rotation revoked (''), hash of the recovery token used (''), now. Takes back a key that too few
-// replicas acknowledged (replication.ts): the new key is revoked, a rotated key is live again and a
-// recovery link works again, so the refused request changed nothing a client holds. Returns 1 when
-// the new key was still live.
+// KEYS: none (the names are made from the prefix). ARGV: prefix, new key hash, the ids of the keys
+// its issue revoked (a rotation's one, a recovery's all; comma-separated, '' for none), hash of the
+// recovery token used (''), now. Takes back a key that too few replicas acknowledged
+// (replication.ts): the new key is revoked, the keys its issue revoked are live again and a recovery
+// link works again, so the refused request changed nothing a client holds. Returns 1 when the new
+// key was still live.
 export const WITHDRAW_SCRIPT = `
 local p = ARGV[1]
 local v = redis.call('GET', p .. 'key:' .. ARGV[2])
 if not v then return 0 end
-local acct, kid, email = string.match(v, '^([^\t]+)\t([^\t]+)\t(.*)$')
+local acct, kid, email = string.match(v, '^([^\\t]+)\\t([^\\t]+)\\t(.*)$')
 redis.call('DEL', p .. 'key:' .. ARGV[2])
 redis.call('HDEL', p .. 'keys:' .. acct, kid)
 redis.call('HSET', p .. 'keyinfo:' .. kid, 'revoked_at', ARGV[5])
 redis.call('PUBLISH', p .. 'revoked', ARGV[2])
 local delta = -1
-if ARGV[3] ~= '' then
-  local info = p .. 'keyinfo:' .. ARGV[3]
+for old in string.gmatch(ARGV[3], '[^,]+') do
+  local info = p .. 'keyinfo:' .. old
   local hash = redis.call('HGET', info, 'hash')
   if hash then
-    redis.call('SET', p .. 'key:' .. hash, acct .. '\t' .. ARGV[3] .. '\t' .. email)
-    redis.call('HSET', p .. 'keys:' .. acct, ARGV[3], hash)
+    redis.call('SET', p .. 'key:' .. hash, acct .. '\\t' .. old .. '\\t' .. email)
+    redis.call('HSET', p .. 'keys:' .. acct, old, hash)
     redis.call('HDEL', info, 'revoked_at')
-    delta = 0
+    delta = delta + 1
   end
 end
 if ARGV[4] ~= '' then redis.call('HDEL', p .. 'recovery:' .. ARGV[4], 'used_at') end

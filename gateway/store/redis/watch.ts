@@ -5,8 +5,7 @@
 // go to the condition (condition.ts), which /health, GET /metrics and the hot path read.
 import { randomBytes } from 'node:crypto';
 import type { Scripted } from './client.ts';
-import type { RedisCondition } from './condition.ts';
-import { isWriteRefusal } from './condition.ts';
+import { isWriteRefusal, type RedisCondition } from './condition.ts';
 import { judgeIdentity, type KnownIdentity, lossSentence, readingOf } from './identity.ts';
 import { redisKeys } from './key-names.ts';
 import { factsOf, judgeServer } from './server-facts.ts';
@@ -41,6 +40,7 @@ export function watchRedis(opts: {
   });
   let running: Promise<void> | null = null;
   let again = false;
+  let closed = false;
 
   /** The server's address as this connection reached it: what Sentinel resolved, or REDIS_URL's. */
   const primaryOf = () => {
@@ -59,13 +59,16 @@ export function watchRedis(opts: {
       if (j[field] !== null && condition[field] === null) log({ event, store: 'redis', reason: j[field] });
       condition[field] = j[field];
     }
-    if (j.notPrimary !== null && opts.sentinel) client.disconnect(true);
+    if (j.notPrimary !== null && opts.sentinel && !closed) client.disconnect(true);
     if (j.warning !== null && status.warning === null)
       log({ event: 'store_at_risk', store: 'redis', reason: j.warning });
     status.note({ warning: j.warning });
   }
 
   async function lookAtData() {
+    // the marks as they stand before the script runs: a key answered 201 after it was sent may
+    // have been written after it read the sequences, and is no loss
+    const marks = { ...known };
     const raw = await client.storeIdentity(
       k.marker,
       k.accountSeq,
@@ -74,7 +77,12 @@ export function watchRedis(opts: {
       known.id === null ? randomBytes(12).toString('hex') : '',
     );
     if (raw[8] === '1') log({ event: 'store_identity_made', store: 'redis' });
-    const v = judgeIdentity(known, readingOf(raw));
+    const v = judgeIdentity(marks, readingOf(raw));
+    if (v.id !== known.id && v.kind === 'ok' && known.id !== null) {
+      // an accepted loss: its sequences start past the lost data's, so the old marks mean nothing
+      known.accounts = 0;
+      known.keys = 0;
+    }
     known.id = v.id;
     if (v.kind === 'ok') {
       if (condition.lost !== null)
@@ -83,12 +91,14 @@ export function watchRedis(opts: {
       status.note({ keysLostSince: v.acceptedLossAt });
       return;
     }
-    known.accounts = v.accounts;
-    known.keys = v.keys;
+    known.accounts = Math.max(known.accounts, v.accounts);
+    known.keys = Math.max(known.keys, v.keys);
     const sentence = lossSentence(v);
     if (condition.lost === null) log({ event: 'store_data_lost', store: 'redis', cause: v.cause, reason: sentence });
     condition.lost = sentence;
-    if (v.cause !== 'flagged') await client.flagLoss(k.marker, v.id, v.accounts, v.keys, opts.clock());
+    // flagged here or by another gateway: the flag keeps the highest marks of them all, so an
+    // accepted loss moves the sequences past every id any gateway issued
+    await client.flagLoss(k.marker, v.id, known.accounts, known.keys, opts.clock());
   }
 
   async function look() {
@@ -100,13 +110,16 @@ export function watchRedis(opts: {
     }
     try {
       await lookAtServer(where);
-      // nothing is written to a replica, nor to a server that may evict what it is given
-      if (condition.notPrimary === null && condition.evicting === null) {
+      // nothing is written to a replica, nor to a server found evicting at the first look (start-up
+      // refuses it: docs/operations.md, Redis in production)
+      if (condition.notPrimary === null && !(condition.evicting !== null && known.id === null)) {
         // the smallest write: refused with READONLY, OOM or MISCONF when the server cannot take the real ones
         await client.set(k.probe, String(opts.clock()), 'PX', 60_000);
         condition.wrote();
         await lookAtData();
       }
+      // a connection is used only once it was looked at (condition.ts, checked)
+      condition.checked = true;
     } catch (err) {
       if (isWriteRefusal(err)) condition.writeRefused(err as Error, 'check');
       // unreachable midway: the connection's events say so; the next look tries again
@@ -134,11 +147,18 @@ export function watchRedis(opts: {
   const timer = setInterval(lookSoon, CHECK_MS);
   timer.unref();
   return {
-    first: (ms) => Promise.race([firstLook, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]),
+    async first(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([firstLook, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+    },
     issued(accountId, keyId) {
       known.accounts = Math.max(known.accounts, Number(accountId));
       known.keys = Math.max(known.keys, Number(keyId));
     },
-    close: () => clearInterval(timer),
+    close() {
+      closed = true;
+      clearInterval(timer);
+    },
   };
 }
