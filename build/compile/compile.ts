@@ -28,6 +28,7 @@ export const changelogOrder = (a: Ordered, b: Ordered) =>
   (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const json = (v: unknown) => JSON.stringify(v);
+const shows = (e: { grain_ids_affected: string[] }, grainId: string) => e.grain_ids_affected.includes(grainId);
 
 /**
  * A past year's record as it stood, with the crop_years it had then: the class's years up to its own
@@ -76,7 +77,10 @@ export function compileBodies(ds: Dataset, openapi: OpenApi): Map<string, string
   }
 
   const sorted = ds.changelog.map(publishedEntry).sort(changelogOrder);
-  const whole = sorted.map(json).join(',');
+  // each entry serialised once, whatever the filters that show it (an entry that adds classes
+  // carries their records, and is shown under each of them)
+  const serialisedAll = sorted.map(json);
+  const whole = serialisedAll.join(',');
   const snapshot = (year: string | null, records: string[]) =>
     `{"schema_version":"${SCHEMA_VERSION}","crop_year":${json(year)},"count":${records.length},` +
     `"grains":[${records.join(',')}],"changelog":[${whole}]}`;
@@ -85,14 +89,20 @@ export function compileBodies(ds: Dataset, openapi: OpenApi): Map<string, string
 
   const filters: (string | null)[] = [null, ...ds.grains.map((g) => g.grain_id)];
   for (const filter of filters) {
-    const entries = filter ? sorted.filter((e) => e.grain_ids_affected.includes(filter)) : sorted;
-    const serialised = entries.slice(0, CHANGELOG_MAX_LIMIT).map(json);
+    const serialised = (filter ? serialisedAll.filter((_, i) => shows(sorted[i]!, filter)) : serialisedAll).slice(
+      0,
+      CHANGELOG_MAX_LIMIT,
+    );
+    // Past the filter's last entry every limit gives the same page: it is made once and named by
+    // each of those limits, so the pages held grow with the entries, not with entries × limits
+    // (docs/performance.md, Growth).
+    let page = '';
     for (let limit = 1; limit <= CHANGELOG_MAX_LIMIT; limit++) {
-      const page = serialised.slice(0, limit);
-      bodies.set(
-        changelogKey(filter, limit),
-        `{"schema_version":"${SCHEMA_VERSION}","count":${page.length},"entries":[${page.join(',')}]}`,
-      );
+      if (limit === 1 || limit <= serialised.length) {
+        const shown = serialised.slice(0, limit);
+        page = `{"schema_version":"${SCHEMA_VERSION}","count":${shown.length},"entries":[${shown.join(',')}]}`;
+      }
+      bodies.set(changelogKey(filter, limit), page);
     }
   }
   bodies.set(ROUTES.openapi.path, json(openapi));

@@ -87,10 +87,18 @@ export function emitSite(bodies: Map<string, string | Buffer>, meta: EmitOptions
   const files = new Map<string, Buffer>();
   const entries = new Map<string, BodyEntry>();
   const routes: Record<string, string> = {};
+  // a body given for several routes (compile.ts names one changelog page by many limits) is hashed once
+  const hashes = new Map<string | Buffer, string>();
   for (const key of [...bodies.keys()].sort()) {
     const given = bodies.get(key)!;
+    const known = hashes.get(given);
+    if (known !== undefined) {
+      routes[key] = known;
+      continue;
+    }
     const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
     const hash = sha(body).slice(0, 32);
+    hashes.set(given, hash);
     routes[key] = hash;
     if (entries.has(hash)) continue;
     const kind = kindOf(key);

@@ -1,0 +1,106 @@
+// npm run bench:growth [-- --classes 47 --rounds 1]
+// How the build grows with the data (docs/performance.md, Growth): the real dataset copied, and
+// --classes more classes added to it in one changelog entry drafted by the project's own drafting
+// (npm run changelog's draftChangelog), each a copy of a real class under a new id; then the build
+// CLI's bundle runs on it, measured by /usr/bin/time (wall time and peak RSS). The real dataset is
+// built the same way beside it. Prints Markdown.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { draftChangelog } from '../../build/changelog/files.ts';
+import { readArgs, usageExit } from '../../build/client/cli/args.ts';
+import { root } from './context.ts';
+
+const spec = {
+  command: 'npm run bench:growth --',
+  usage: '[--classes N] [--rounds N]',
+  help: `
+How the build grows with the data: the real dataset, and the real dataset with N classes more added
+in one changelog entry (copies of real classes under new ids, the entry drafted as npm run changelog
+drafts it), each built by the build's bundle; wall time and peak RSS by /usr/bin/time
+(docs/performance.md, Growth).
+
+  --classes N  classes added in one entry (default 47: the rest of the guide)
+  --rounds N   builds of each dataset (default 1)
+
+Exit codes: 0 measured, 1 failed, 2 usage.`,
+  options: { classes: { type: 'string', default: '47' }, rounds: { type: 'string', default: '1' } },
+} as const;
+
+const { values } = readArgs(spec);
+for (const name of ['classes', 'rounds'] as const)
+  if (!/^\d+$/.test(values[name]!) || Number(values[name]) < 1)
+    usageExit(spec, `--${name} must be a whole number from 1, not "${values[name]}"`);
+const added = Number(values.classes);
+const rounds = Number(values.rounds);
+
+/** The real dataset with `n` classes more, each a real class's copy under the id SYNTH_<i>, in one entry. */
+function grownDataset(dir: string, n: number) {
+  cpSync(join(root, 'dataset'), dir, { recursive: true });
+  const index = parseDocument(readFileSync(join(dir, 'index.yaml'), 'utf8'));
+  const ids = (index.toJS() as { grains: string[] }).grains;
+  for (let i = 1; i <= n; i++) {
+    const from = ids[(i - 1) % ids.length]!;
+    const id = `SYNTH_${String(i).padStart(3, '0')}`;
+    const text = readFileSync(join(dir, 'grains', `${from}.yaml`), 'utf8');
+    writeFileSync(
+      join(dir, 'grains', `${id}.yaml`),
+      text.replace(new RegExp(`^grain_id: ${from}$`, 'm'), `grain_id: ${id}`),
+    );
+    (index.get('grains') as { add(v: string): void }).add(id);
+  }
+  writeFileSync(join(dir, 'index.yaml'), index.toString());
+  const drafted = draftChangelog(dir, {
+    summary: `${n} classes added (a synthetic growth test).`,
+    effectiveDate: '2026-11-28',
+    now: new Date('2026-11-28T00:00:00Z'),
+  });
+  if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
+}
+
+/** One build of `dataset` into a fresh folder: seconds and peak RSS in MiB. */
+function build(dataset: string): { seconds: number; peakMiB: number } {
+  const out = mkdtempSync(join(tmpdir(), 'grain-growth-site-'));
+  try {
+    const run = spawnSync(
+      '/usr/bin/time',
+      ['-f', 'growth %e %M', process.execPath, 'scripts/run.mjs', 'build', '--dataset', dataset, '--out', out],
+      { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
+    );
+    const m = /growth ([\d.]+) (\d+)/.exec(run.stderr);
+    if (run.status !== 0 || !m) throw new Error(`the build failed (${run.status}): ${run.stderr.slice(-2000)}`);
+    return { seconds: Number(m[1]), peakMiB: Number(m[2]) / 1024 };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'grain-growth-'));
+try {
+  const grown = join(work, 'grown');
+  grownDataset(grown, added);
+  const rows: string[] = [];
+  for (const [name, dir] of [
+    ['the real dataset', join(root, 'dataset')],
+    [`${added} classes added in one entry`, grown],
+  ] as const) {
+    for (let r = 0; r < rounds; r++) {
+      const { seconds, peakMiB } = build(dir);
+      rows.push(`| ${name} | ${seconds.toFixed(1)} s | ${peakMiB.toFixed(0)} MiB |`);
+    }
+  }
+  console.log(
+    [
+      '',
+      `# ${spec.command} --classes ${added} --rounds ${rounds}`,
+      '',
+      '| dataset | build | peak RSS |',
+      '|---|---|---|',
+      ...rows,
+    ].join('\n'),
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
