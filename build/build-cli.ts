@@ -3,17 +3,20 @@
 // against the build live in --out), then publish every response body. It runs as its bundle
 // (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
 import { resolve } from 'node:path';
-import { buildSite } from './build-site.ts';
+import { buildKit, buildSite } from './build-site.ts';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
 import { readArgs } from './client/cli/args.ts';
+import { folderEncodings } from './emit/encoding-cache.ts';
 import { publishSite } from './publish/publish.ts';
 import { DEFAULT_DIRS } from './site-format.ts';
 import { formatError } from './validate/validate.ts';
 
+const ENCODINGS_CACHE = 'node_modules/.cache/encodings';
+
 const { values } = readArgs({
   command: 'npm run build --',
-  usage: '[--dataset DIR] [--out DIR]',
+  usage: '[--dataset DIR] [--out DIR] [--cache DIR]',
   help: `
 Validates the dataset, checks that every change to a published record is named by a changelog
 entry (docs/dataset-editing.md), then publishes every response body as a new build, which a
@@ -21,16 +24,21 @@ running gateway swaps in. Nothing is published when anything is wrong.
 
   --dataset DIR  the dataset to build (default: DATASET_DIR, else ${DEFAULT_DIRS.dataset})
   --out DIR      where builds are published (default: SITE_DIR, else ${DEFAULT_DIRS.site})
+  --cache DIR    the last build's encodings, reused for the bodies that did not change (default:
+                 ${ENCODINGS_CACHE}); the build is the same bytes without it
 
 Exit codes: 0 published, 1 refused (the reasons are printed), 2 usage.`,
   options: {
     dataset: { type: 'string', default: process.env.DATASET_DIR || DEFAULT_DIRS.dataset },
     out: { type: 'string', default: process.env.SITE_DIR || DEFAULT_DIRS.site },
+    cache: { type: 'string', default: ENCODINGS_CACHE },
   },
 });
 const started = performance.now();
 const out = resolve(values.out!);
-const result = buildSite(resolve(values.dataset!), { siteDir: out });
+// the encodings of the last build, so a small edit compresses only what it changed (docs/performance.md, Growth)
+const encodings = folderEncodings(resolve(values.cache!));
+const result = buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }) });
 
 /** Each class's changes in a line, and the command that drafts their entry. */
 function sayUnlogged(unlogged: Unlogged[], against: string) {
@@ -56,6 +64,7 @@ if (!result.ok) {
 const { live } = result;
 const { manifest, files } = result.site;
 const { dir, reused } = publishSite(out, result.site);
+encodings.keepOnlyUsed();
 const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);
 // After a rollback the same dataset gives a build the site already holds: it is served again
 const served = live?.build_id === manifest.build_id;

@@ -46,11 +46,17 @@ function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer
 }
 
 /**
- * Bodies' encodings by hash, coding and quality, kept by a caller that builds more than once (the
- * tests, most of whose builds share the pages' scripts, the client modules and the suite), so a
- * body is compressed once. The output is the same bytes with or without it.
+ * Bodies' encodings by hash, coding and quality, kept across builds (encoding-cache.ts: npm run
+ * build's folder, and the tests', most of whose builds share the pages' scripts, the client modules
+ * and the suite), so a body is compressed once. The output is the same bytes with or without it.
  */
-export type EncodingCache = Map<string, Buffer>;
+export interface EncodingCache {
+  get(key: string): Buffer | undefined;
+  set(key: string, bytes: Buffer): void;
+}
+
+/** The encoder as this process runs it: what a cache of its output is named by (encoding-cache.ts). */
+export const encoderSource = () => encode.toString();
 
 function encodeOnce(
   cache: EncodingCache | undefined,
@@ -64,7 +70,6 @@ function encodeOnce(
   let bytes = cache.get(key);
   if (!bytes) {
     bytes = encode(encoding, body, brotliQuality);
-    if (cache.size >= 2000) cache.clear();
     cache.set(key, bytes);
   }
   return bytes;

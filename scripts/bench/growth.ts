@@ -2,8 +2,9 @@
 // How the build grows with the data (docs/performance.md, Growth): the real dataset copied, and
 // --classes more classes added to it in one changelog entry drafted by the project's own drafting
 // (npm run changelog's draftChangelog), each a copy of a real class under a new id; then the build
-// CLI's bundle runs on it, measured by /usr/bin/time (wall time and peak RSS). The real dataset is
-// built the same way beside it. Prints Markdown.
+// CLI's bundle runs on it cold (no encodings kept), and again after a one-cell edit with its entry
+// (the encodings of the first build kept), each measured by /usr/bin/time (wall time and peak RSS).
+// The real dataset is built the same way beside it. Prints Markdown.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +20,8 @@ const spec = {
   help: `
 How the build grows with the data: the real dataset, and the real dataset with N classes more added
 in one changelog entry (copies of real classes under new ids, the entry drafted as npm run changelog
-drafts it), each built by the build's bundle; wall time and peak RSS by /usr/bin/time
-(docs/performance.md, Growth).
+drafts it), each built by the build's bundle cold, then again after a one-cell edit with the first
+build's encodings kept; wall time and peak RSS by /usr/bin/time (docs/performance.md, Growth).
 
   --classes N  classes added in one entry (default 47: the rest of the guide)
   --rounds N   builds of each dataset (default 1)
@@ -60,35 +61,51 @@ function grownDataset(dir: string, n: number) {
   if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
 }
 
-/** One build of `dataset` into a fresh folder: seconds and peak RSS in MiB. */
-function build(dataset: string): { seconds: number; peakMiB: number } {
-  const out = mkdtempSync(join(tmpdir(), 'grain-growth-site-'));
-  try {
-    const run = spawnSync(
-      '/usr/bin/time',
-      ['-f', 'growth %e %M', process.execPath, 'scripts/run.mjs', 'build', '--dataset', dataset, '--out', out],
-      { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
-    );
-    const m = /growth ([\d.]+) (\d+)/.exec(run.stderr);
-    if (run.status !== 0 || !m) throw new Error(`the build failed (${run.status}): ${run.stderr.slice(-2000)}`);
-    return { seconds: Number(m[1]), peakMiB: Number(m[2]) / 1024 };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+/** One build of `dataset` into `out`, its encodings kept in `cache`: seconds and peak RSS in MiB. */
+function build(dataset: string, out: string, cache: string): { seconds: number; peakMiB: number } {
+  const argv = ['scripts/run.mjs', 'build', '--dataset', dataset, '--out', out, '--cache', cache];
+  const run = spawnSync('/usr/bin/time', ['-f', 'growth %e %M', process.execPath, ...argv], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  const m = /growth ([\d.]+) (\d+)/.exec(run.stderr);
+  if (run.status !== 0 || !m) throw new Error(`the build failed (${run.status}): ${run.stderr.slice(-2000)}`);
+  return { seconds: Number(m[1]), peakMiB: Number(m[2]) / 1024 };
 }
 
+/** One cell of CWRS changed, and its entry drafted: what an editor's small edit is. */
+function editOneCell(dir: string) {
+  const file = join(dir, 'grains', 'CWRS.yaml');
+  const text = readFileSync(file, 'utf8');
+  const edited = text.replace('thresholds: [0.2, 0.3, 0.5, 1.0]', 'thresholds: [0.2, 0.3, 0.6, 1.0]');
+  if (edited === text) throw new Error('the cell to edit is not in CWRS.yaml any more: pick another');
+  writeFileSync(file, edited);
+  const drafted = draftChangelog(dir, {
+    summary: 'One cell edited (a synthetic growth test).',
+    effectiveDate: '2026-11-29',
+    now: new Date('2026-11-29T00:00:00Z'),
+  });
+  if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
+}
+
+const mib = (r: { seconds: number; peakMiB: number }) => `${r.seconds.toFixed(1)} s, ${r.peakMiB.toFixed(0)} MiB`;
 const work = mkdtempSync(join(tmpdir(), 'grain-growth-'));
 try {
-  const grown = join(work, 'grown');
-  grownDataset(grown, added);
   const rows: string[] = [];
-  for (const [name, dir] of [
-    ['the real dataset', join(root, 'dataset')],
-    [`${added} classes added in one entry`, grown],
+  for (const [name, n] of [
+    ['the real dataset', 0],
+    [`${added} classes added in one entry`, added],
   ] as const) {
     for (let r = 0; r < rounds; r++) {
-      const { seconds, peakMiB } = build(dir);
-      rows.push(`| ${name} | ${seconds.toFixed(1)} s | ${peakMiB.toFixed(0)} MiB |`);
+      const dir = join(work, `dataset-${n}-${r}`);
+      if (n === 0) cpSync(join(root, 'dataset'), dir, { recursive: true });
+      else grownDataset(dir, n);
+      const [out, cache] = [join(work, `site-${n}-${r}`), join(work, `cache-${n}-${r}`)];
+      const cold = build(dir, out, cache);
+      editOneCell(dir);
+      const warm = build(dir, out, cache);
+      rows.push(`| ${name} | ${mib(cold)} | ${mib(warm)} |`);
     }
   }
   console.log(
@@ -96,7 +113,7 @@ try {
       '',
       `# ${spec.command} --classes ${added} --rounds ${rounds}`,
       '',
-      '| dataset | build | peak RSS |',
+      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept |',
       '|---|---|---|',
       ...rows,
     ].join('\n'),

@@ -1,0 +1,69 @@
+// The encodings kept across builds (build/emit/encoding-cache.ts): a warm build is the same bytes as
+// a cold one and compresses nothing it kept; an entry cut short is not believed; keeping one
+// build's entries removes the others and another encoder's folder, and nothing else in the folder.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { emitSite } from '../build/emit/emit.ts';
+import { folderEncodings } from '../build/emit/encoding-cache.ts';
+import { tempDir } from './helpers/dataset.ts';
+
+const meta = { dataset_version: 'v1', grain_ids: ['A'], schema_version: '1.0' };
+const record = (n: number) => JSON.stringify({ grain_id: 'A', rows: Array.from({ length: 200 }, (_, i) => i * n) });
+
+/** An emit with the cache in `root`, and how many encodings it had to make. */
+function emit(root: string, bodies: Map<string, string>) {
+  const cache = folderEncodings(root);
+  let made = 0;
+  const counted = {
+    get: (k: string) => cache.get(k),
+    set(k: string, b: Buffer) {
+      made++;
+      cache.set(k, b);
+    },
+  };
+  const site = emitSite(bodies, { ...meta, encodings: counted });
+  return { site, made, cache };
+}
+
+describe('encodings kept across builds', () => {
+  it('a warm build is the cold build byte for byte, and compresses only what changed', () => {
+    const root = tempDir('encodings');
+    const bodies = new Map([
+      ['/api/grains/A', record(1)],
+      ['/api/grains', record(2)],
+    ]);
+    const cold = emit(root, bodies);
+    assert.equal(cold.made, 4, 'br and gzip of two bodies');
+    const warm = emit(root, bodies);
+    assert.equal(warm.made, 0);
+    assert.equal(warm.site.manifest.build_id, cold.site.manifest.build_id);
+    assert.deepEqual([...warm.site.files], [...cold.site.files]);
+    const edited = emit(root, new Map([...bodies, ['/api/grains/A', record(3)]]));
+    assert.equal(edited.made, 2, 'only the edited body');
+    const none = emitSite(new Map([...bodies, ['/api/grains/A', record(3)]]), meta);
+    assert.equal(edited.site.manifest.build_id, none.manifest.build_id, 'the same as with no cache');
+  });
+
+  it("believes no entry cut short, and keeps one build's entries and nothing of another encoder", () => {
+    const root = tempDir('encodings');
+    const bodies = new Map([['/api/grains/A', record(1)]]);
+    const first = emit(root, bodies);
+    const [folder] = readdirSync(root);
+    const entries = readdirSync(join(root, folder!));
+    assert.equal(entries.length, 2);
+    for (const e of entries) writeFileSync(join(root, folder!, e), ''); // a crash mid-write
+    assert.equal(emit(root, bodies).made, 2);
+    // a stale entry, another encoder's folder, and what is not the cache's
+    writeFileSync(join(root, folder!, `${'0'.repeat(32)}.br.11`), 'stale');
+    mkdirSync(join(root, 'abcdefabcdefabcd'));
+    writeFileSync(join(root, folder!, 'notes.txt'), 'mine');
+    const kept = emit(root, bodies);
+    kept.cache.keepOnlyUsed();
+    assert.deepEqual(readdirSync(root), [folder]);
+    assert.deepEqual(readdirSync(join(root, folder!)).sort(), [...entries, 'notes.txt'].sort());
+    assert.equal(existsSync(join(root, folder!, `${'0'.repeat(32)}.br.11`)), false);
+    assert.equal(first.site.manifest.build_id, kept.site.manifest.build_id);
+  });
+});
