@@ -55,7 +55,15 @@ export class ConfigError extends Error {}
 /** One Redis server by its URL, or the primary a Sentinel group names (followed through failovers). */
 export type RedisTarget =
   | { kind: 'url'; url: string }
-  | { kind: 'sentinel'; sentinels: readonly { host: string; port: number }[]; name: string };
+  | {
+      kind: 'sentinel';
+      sentinels: readonly { host: string; port: number }[];
+      name: string;
+      /** REDIS_PASSWORD: the primary's and replicas' (a URL carries its own); never echoed. */
+      password: string | null;
+      /** REDIS_SENTINEL_PASSWORD: the sentinels' own, when they ask for one. */
+      sentinelPassword: string | null;
+    };
 
 /** REDIS_SENTINELS: `host:port` pairs, comma-separated; an IPv6 address in brackets. */
 function sentinelList(raw: string): { host: string; port: number }[] {
@@ -77,6 +85,12 @@ function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
   const name = env.REDIS_SENTINEL_NAME || '';
   if (url_ !== null && (sentinels || name))
     throw new ConfigError('REDIS_URL and REDIS_SENTINELS are two ways to reach Redis: set one of them, not both');
+  const secret = (v: string | undefined) => (v === undefined || v === '' ? null : v);
+  const [password, sentinelPassword] = [secret(env.REDIS_PASSWORD), secret(env.REDIS_SENTINEL_PASSWORD)];
+  if ((password ?? sentinelPassword) !== null && !sentinels)
+    throw new ConfigError(
+      'REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS (a REDIS_URL carries its password: redis://:pass@host:6379)',
+    );
   if (url_ !== null) return { kind: 'url', url: url_ };
   if (!sentinels && !name) return null;
   if (!sentinels) throw new ConfigError('REDIS_SENTINEL_NAME needs REDIS_SENTINELS, the sentinels that know it');
@@ -85,7 +99,7 @@ function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
       'REDIS_SENTINEL_NAME must be the name the sentinels monitor the primary under ' +
         `(1 to 64 letters, digits, . _ -), not "${name}"`,
     );
-  return { kind: 'sentinel', sentinels: sentinelList(sentinels), name };
+  return { kind: 'sentinel', sentinels: sentinelList(sentinels), name, password, sentinelPassword };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -40,6 +40,10 @@ describe('configuration', () => {
     [{ REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINEL_NAME needs REDIS_SENTINELS/],
     [{ REDIS_SENTINELS: 'b:26379,c', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
     [{ REDIS_SENTINELS: 'b:0', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
+    [
+      { REDIS_URL: 'redis://a:6379', REDIS_PASSWORD: 's3cret' },
+      /^REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS \((?!.*s3cret)/,
+    ],
     [{ REDIS_MIN_REPLICAS: '1' }, /^REDIS_MIN_REPLICAS counts Redis replicas: it needs REDIS_URL or REDIS_SENTINELS$/],
     [
       { REDIS_URL: 'redis://a:6379', REDIS_MIN_REPLICAS: '99' },
@@ -111,6 +115,8 @@ describe('configuration', () => {
         { host: 'fd00::6', port: 26380 },
       ],
       name: 'grain-keys',
+      password: null,
+      sentinelPassword: null,
     });
     assert.equal(c.redisMinReplicas, 1);
   });

@@ -11,7 +11,7 @@ import { errorJson } from './helpers/errors.ts';
 import { injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 import { recoveryToken } from './helpers/mail.ts';
 import { redisSkipReason, within } from './helpers/redis.ts';
-import { ask, GROUP_NAME, type RedisGroup, startRedisGroup } from './helpers/redis-group.ts';
+import { ask, GROUP_NAME, GROUP_PASSWORD, type RedisGroup, startRedisGroup } from './helpers/redis-group.ts';
 import { suite } from './helpers/suite.ts';
 
 const skip = await redisSkipReason();
@@ -28,6 +28,8 @@ suite('redis through sentinel', skip, () => {
     const env = {
       REDIS_SENTINELS: group.sentinelList,
       REDIS_SENTINEL_NAME: GROUP_NAME,
+      REDIS_PASSWORD: GROUP_PASSWORD,
+      REDIS_SENTINEL_PASSWORD: GROUP_PASSWORD,
       REDIS_MIN_REPLICAS: '1',
       REGISTER_LIMIT_PER_HOUR: '100000',
       RATE_LIMIT_PER_HOUR: '100000',
@@ -85,10 +87,14 @@ suite('redis through sentinel', skip, () => {
     stop = true;
     await Promise.all(load);
 
-    const missing = await ask(second.port, async (r) => {
-      const held = await Promise.all(issued.map((k) => r.exists(`${PREFIX}key:${sha(k)}`)));
-      return held.filter((h) => h === 0).length;
-    });
+    const missing = await ask(
+      second.port,
+      async (r) => {
+        const held = await Promise.all(issued.map((k) => r.exists(`${PREFIX}key:${sha(k)}`)));
+        return held.filter((h) => h === 0).length;
+      },
+      GROUP_PASSWORD,
+    );
     assert.equal(missing, 0, `of ${issued.length} keys answered 201`);
     for (const t of gateways) {
       t.clock.advance(2_000); // past the 1 s trust in a verified key: each is asked of Redis
@@ -154,7 +160,7 @@ suite('redis through sentinel', skip, () => {
 
   it('says so when pointed at a replica, and issues nothing there', async () => {
     const replicaPort = (await group.primaryPort()) === group.first.port ? group.second.port : group.first.port;
-    const t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${replicaPort}` });
+    const t = await startTestApp({ REDIS_URL: `redis://:${GROUP_PASSWORD}@127.0.0.1:${replicaPort}` });
     try {
       await within(5_000, async () => (await health(t)).store === 'unavailable');
       const h = await health(t);

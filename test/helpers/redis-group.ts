@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { type PrivateRedis, startPrivateRedis } from './redis.ts';
 
 export const GROUP_NAME = 'grain-keys';
+/** Every server and sentinel of the group asks for it, as production ones do (AUTH). */
+export const GROUP_PASSWORD = 'grain-test-pass';
 
 export interface RedisGroup {
   /** The servers, by the role they started in (after a failover, the replica is the primary). */
@@ -20,14 +22,15 @@ export interface RedisGroup {
   stop(): Promise<void>;
 }
 
-/** Asks one server a question and hangs up. */
-export async function ask<T>(port: number, question: (r: Redis) => Promise<T>): Promise<T> {
+/** Asks one server a question and hangs up (with `password` when it asks for one). */
+export async function ask<T>(port: number, question: (r: Redis) => Promise<T>, password?: string): Promise<T> {
   const r = new Redis({
     port,
     host: '127.0.0.1',
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
+    ...(password ? { password } : {}),
   });
   r.on('error', () => {});
   try {
@@ -39,18 +42,23 @@ export async function ask<T>(port: number, question: (r: Redis) => Promise<T>): 
 }
 
 export async function startRedisGroup(): Promise<RedisGroup> {
-  const first = await startPrivateRedis();
-  const second = await startPrivateRedis({ args: ['--replicaof', '127.0.0.1', String(first.port)] });
+  const auth = ['--requirepass', GROUP_PASSWORD, '--masterauth', GROUP_PASSWORD];
+  const first = await startPrivateRedis({ args: auth });
+  const second = await startPrivateRedis({ args: [...auth, '--replicaof', '127.0.0.1', String(first.port)] });
   const sentinelConf = [
+    `requirepass ${GROUP_PASSWORD}`,
     `sentinel monitor ${GROUP_NAME} 127.0.0.1 ${first.port} 2`,
+    `sentinel auth-pass ${GROUP_NAME} ${GROUP_PASSWORD}`,
     `sentinel down-after-milliseconds ${GROUP_NAME} 1000`,
     `sentinel failover-timeout ${GROUP_NAME} 5000`,
     `sentinel parallel-syncs ${GROUP_NAME} 1`,
   ].join('\n');
   const sentinels = await Promise.all([1, 2, 3].map(() => startPrivateRedis({ sentinel: sentinelConf })));
   const primaryPort = async () => {
-    const [, port] = (await ask(sentinels[0]!.port, (r) =>
-      r.call('SENTINEL', 'get-master-addr-by-name', GROUP_NAME),
+    const [, port] = (await ask(
+      sentinels[0]!.port,
+      (r) => r.call('SENTINEL', 'get-master-addr-by-name', GROUP_NAME),
+      GROUP_PASSWORD,
     )) as [string, string];
     return Number(port);
   };
@@ -60,7 +68,9 @@ export async function startRedisGroup(): Promise<RedisGroup> {
     sentinels,
     sentinelList: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
     primaryPort,
-    roleOf: (server) => ask(server.port, async (r) => ((await r.call('ROLE')) as string[])[0]!),
+    // a server still starting (or loading its file) has no role yet: asked again by the caller's poll
+    roleOf: (server) =>
+      ask(server.port, async (r) => ((await r.call('ROLE')) as string[])[0]!, GROUP_PASSWORD).catch(() => 'starting'),
     async stop() {
       await Promise.all([first, second, ...sentinels].map((s) => s.stop()));
     },

@@ -85,6 +85,8 @@ export function connect(target: RedisTarget, commandTimeout: number): Scripted {
           ...options,
           sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
           name: target.name,
+          ...(target.password === null ? {} : { password: target.password }),
+          ...(target.sentinelPassword === null ? {} : { sentinelPassword: target.sentinelPassword }),
           role: 'master',
           // no failoverDetector: its connections to the sentinels outlive the client's own close
           // (measured), and a demotion is seen anyway (above)
