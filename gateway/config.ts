@@ -89,7 +89,8 @@ function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
   const [password, sentinelPassword] = [secret(env.REDIS_PASSWORD), secret(env.REDIS_SENTINEL_PASSWORD)];
   if ((password ?? sentinelPassword) !== null && !sentinels)
     throw new ConfigError(
-      'REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS (a REDIS_URL carries its password: redis://:pass@host:6379)',
+      'REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS ' +
+        '(a REDIS_URL carries its password: redis://:pass@host:6379)',
     );
   if (url_ !== null) return { kind: 'url', url: url_ };
   if (!sentinels && !name) return null;
