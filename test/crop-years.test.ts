@@ -195,6 +195,18 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.ok(!snap.json().grains.some((g: { grain_id: string }) => g.grain_id === 'CWHWS'), 'not a 2025/26 class');
     const now = (await get('/api/snapshot')).json();
     assert.equal(now.crop_year, null);
+    // its changelog: that year's entries and those before it; the current snapshot's, every entry
+    type Entry = { id: string; crop_year: string };
+    const all = (await get('/api/changelog?limit=100')).json().entries as Entry[];
+    assert.ok(all.some((e) => e.crop_year === '2026/27') && all.some((e) => e.crop_year === '2025/26'));
+    assert.deepEqual(
+      (snap.json().changelog as Entry[]).map((e) => e.id),
+      all.filter((e) => e.crop_year <= '2025/26').map((e) => e.id),
+    );
+    assert.deepEqual(
+      (now.changelog as Entry[]).map((e) => e.id),
+      all.map((e) => e.id),
+    );
     assert.equal(JSON.stringify(now.grains.find((g: { grain_id: string }) => g.grain_id === 'CWRS')), current.text());
     const missing = await get('/api/snapshot?crop_year=2024/25');
     assert.equal(missing.status, 404);

@@ -108,7 +108,7 @@ export interface Client {
   getGrain(id: string, q?: { cropYear?: string }): Promise<Fetched<GrainRecordBody>>;
   /**
    * Every record and the whole changelog in one body (docs/sync.md); `cropYear`: the records as they
-   * stood in that crop year, of the classes published for it.
+   * stood in that crop year, of the classes published for it, and the entries up to that year.
    */
   snapshot(q?: { cropYear?: string }): Promise<Fetched<Snapshot>>;
   changelog(q?: { grain_id?: string; limit?: number }): Promise<Fetched<Changelog>>;

@@ -81,9 +81,14 @@ export function compileBodies(ds: Dataset, openapi: OpenApi): Map<string, string
   // carries their records, and is shown under each of them)
   const serialisedAll = sorted.map(json);
   const whole = serialisedAll.join(',');
+  // A crop year's snapshot holds that year's entries and those before it (docs/contract.md, The
+  // snapshot): its size grows with the data, not with years × entries, and a new year's entries
+  // leave a past year's snapshot, and so its ETag, as they were.
+  const upTo = (year: string | null) =>
+    year === null ? whole : serialisedAll.filter((_, i) => sorted[i]!.crop_year <= year).join(',');
   const snapshot = (year: string | null, records: string[]) =>
     `{"schema_version":"${SCHEMA_VERSION}","crop_year":${json(year)},"count":${records.length},` +
-    `"grains":[${records.join(',')}],"changelog":[${whole}]}`;
+    `"grains":[${records.join(',')}],"changelog":[${upTo(year)}]}`;
   bodies.set(snapshotKey(null), snapshot(null, current));
   for (const [year, records] of ofYear) bodies.set(snapshotKey(year), snapshot(year, records));
 

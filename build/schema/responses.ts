@@ -236,7 +236,11 @@ const Snapshot = exact({
   },
   count: { type: 'integer', minimum: 0 },
   grains: { type: 'array', items: GrainRecord, description: 'each record as GET /api/grains/{grain_id} serves it' },
-  changelog: { type: 'array', items: ChangelogEntry, description: 'every entry, newest first' },
+  changelog: {
+    type: 'array',
+    items: ChangelogEntry,
+    description: "every entry, newest first; a crop year's snapshot: the entries of that year and the years before",
+  },
 });
 
 /** The named schemas, in the order the OpenAPI document lists them. */

@@ -237,7 +237,7 @@ export interface Snapshot {
   count: number;
   /** each record as GET /api/grains/{grain_id} serves it */
   grains: GrainRecordBody[];
-  /** every entry, newest first */
+  /** every entry, newest first; a crop year's snapshot: the entries of that year and the years before */
   changelog: ChangelogEntry[];
 }
 

@@ -83,7 +83,7 @@ export interface Client {
     }): Promise<Fetched<GrainRecordBody>>;
     /**
      * Every record and the whole changelog in one body (docs/sync.md); `cropYear`: the records as they
-     * stood in that crop year, of the classes published for it.
+     * stood in that crop year, of the classes published for it, and the entries up to that year.
      */
     snapshot(q?: {
         cropYear?: string;
