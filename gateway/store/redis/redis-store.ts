@@ -128,7 +128,9 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
     await client.quit().catch(() => client.disconnect());
   };
 
-  await watch.first(FIRST_LOOK_MS);
+  // a Redis that refuses the connection is not waited for: nothing is issued until a look at it
+  // (condition.ts, checked), so an evicting one is still refused before its first key
+  await Promise.race([watch.first(FIRST_LOOK_MS), new Promise((resolve) => client.once('error', resolve))]);
   if (condition.evicting !== null) {
     await closeAll();
     throw new RedisRefusedError(`${condition.evicting}.`);
