@@ -5,8 +5,6 @@
 // whose entry changed a printed number: the feed links the marked cell. And what tells a printed
 // number from the API's fields (class-changes.ts), row by row.
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import FeedParser from 'feedparser';
@@ -15,7 +13,7 @@ import { printsNumber } from '../build/pages/class-changes.ts';
 import { publishSite } from '../build/publish/publish.ts';
 import type { Change } from '../build/types.ts';
 import { buildSite } from './helpers/build.ts';
-import { tempDir } from './helpers/dataset.ts';
+import { NEW_YEAR_SUMMARY, newYearDataset, tempDir } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 const FEED = '/tables/changes.atom';
@@ -143,16 +141,9 @@ describe('the changes feed of a change to a printed number', () => {
   let t: TestGateway;
   let feed: string;
   before(async () => {
-    const dataset = join(tempDir('feed-cell'), 'dataset');
-    cpSync(join(root, 'dataset'), dataset, { recursive: true });
-    const file = join(dataset, 'grains/CWRS.yaml');
-    const yaml = readFileSync(file, 'utf8')
-      .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
-      .replace('last_scraped: 2026-04-12T00:00:00Z', 'last_scraped: 2026-11-25T00:00:00Z')
-      .replace('factor_label: Ergot\n        thresholds: [0.04,', 'factor_label: Ergot\n        thresholds: [0.03,');
-    writeFileSync(file, yaml);
+    const dataset = newYearDataset('feed-cell', root);
     const draft = draftChangelog(dataset, {
-      summary: "The 2026/27 table: No. 1 CWRS's ergot limit is 0.03%.",
+      summary: NEW_YEAR_SUMMARY,
       effectiveDate: '2026-08-01',
       now: new Date('2026-11-25T10:00:00Z'),
     });

@@ -3,7 +3,7 @@
 // key, as the build wrote them (ETags, br, 304: a lookup, nothing rendered per request); and a
 // dataset with two crop years whose changed cell is marked with its old value.
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'parse5';
@@ -14,7 +14,7 @@ import { type Build, bodyPath, grainKey, readBuild, tableKey } from '../build/si
 import type { GrainRecordBody, Threshold } from '../build/types.ts';
 import type { Dataset } from '../build/validate/validate.ts';
 import { buildSite } from './helpers/build.ts';
-import { tempDir } from './helpers/dataset.ts';
+import { NEW_YEAR_SUMMARY, newYearDataset } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
 import { inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
 import { attr, changedCell, type Element, findAll, readTable, text } from './helpers/table-page.ts';
@@ -181,15 +181,8 @@ describe('a class with two crop years', () => {
     return site.files.get(file)!.toString();
   };
   before(() => {
-    const dataset = join(tempDir('two-years'), 'dataset');
-    cpSync(join(root, 'dataset'), dataset, { recursive: true });
-    const file = join(dataset, 'grains/CWRS.yaml');
-    const yaml = readFileSync(file, 'utf8')
-      .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
-      .replace('last_scraped: 2026-04-12T00:00:00Z', 'last_scraped: 2026-11-25T00:00:00Z')
-      .replace('factor_label: Ergot\n        thresholds: [0.04,', 'factor_label: Ergot\n        thresholds: [0.03,');
-    writeFileSync(file, yaml);
-    const summary = "The 2026/27 table: No. 1 CWRS's ergot limit is 0.03%.";
+    const dataset = newYearDataset('two-years', root);
+    const summary = NEW_YEAR_SUMMARY;
     const draft = draftChangelog(dataset, {
       summary,
       effectiveDate: '2026-08-01',

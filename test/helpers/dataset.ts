@@ -1,5 +1,5 @@
 // Small datasets of our own making, written to temporary folders, for the build and validation tests.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCoverage } from '../../build/changelog/files.ts';
@@ -43,6 +43,25 @@ export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `grain-${prefix}-`));
   made.push(dir);
   return dir;
+}
+
+/** What the 2026/27 table of CWRS changes in the tests of a second crop year: No. 1's ergot limit. */
+export const NEW_YEAR_SUMMARY = "The 2026/27 table: No. 1 CWRS's ergot limit is 0.03%.";
+
+/**
+ * The real dataset copied into a folder of the test's own, with CWRS re-checked for 2026/27 and its
+ * No. 1 ergot limit 0.03 (the entry is the test's to draft): the dataset folder.
+ */
+export function newYearDataset(prefix: string, root: string): string {
+  const dataset = join(tempDir(prefix), 'dataset');
+  cpSync(join(root, 'dataset'), dataset, { recursive: true });
+  const file = join(dataset, 'grains/CWRS.yaml');
+  const yaml = readFileSync(file, 'utf8')
+    .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
+    .replace('last_scraped: 2026-04-12T00:00:00Z', 'last_scraped: 2026-11-25T00:00:00Z')
+    .replace('factor_label: Ergot\n        thresholds: [0.04,', 'factor_label: Ergot\n        thresholds: [0.03,');
+  writeFileSync(file, yaml);
+  return dataset;
 }
 
 /** A valid grain file; the validation tests change one thing at a time. Line numbers matter there. */
