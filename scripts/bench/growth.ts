@@ -5,7 +5,7 @@
 // CLI's bundle runs on it cold (no encodings kept), and again after a one-cell edit with its entry
 // (the encodings of the first build kept), each measured by /usr/bin/time (wall time and peak RSS).
 // The real dataset is built the same way beside it. Prints Markdown.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,36 @@ function editOneCell(dir: string) {
   if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
 }
 
+/**
+ * The gateway (npm start's way) on the build in `site`: its resident set once /health answers,
+ * in MiB, and the time from the spawn to that answer.
+ */
+async function gatewayOn(site: string): Promise<{ rssMiB: number; startMs: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SITE_DIR: site, STATE_DIR: join(site, '..', 'state') },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    let out = '';
+    let port = 0;
+    for (let i = 0; i < 1000 && !port; i++) {
+      out += child.stdout.read()?.toString() ?? '';
+      port = Number(/"event":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
+      if (!port) await new Promise((r) => setTimeout(r, 10));
+    }
+    child.stdout.resume();
+    while ((await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status !== 200)
+      await new Promise((r) => setTimeout(r, 5));
+    const startMs = performance.now() - t0;
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return { rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024, startMs };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 const mib = (r: { seconds: number; peakMiB: number }) => `${r.seconds.toFixed(1)} s, ${r.peakMiB.toFixed(0)} MiB`;
 const work = mkdtempSync(join(tmpdir(), 'grain-growth-'));
 try {
@@ -105,7 +135,10 @@ try {
       const cold = build(dir, out, cache);
       editOneCell(dir);
       const warm = build(dir, out, cache);
-      rows.push(`| ${name} | ${mib(cold)} | ${mib(warm)} |`);
+      const g = await gatewayOn(out);
+      rows.push(
+        `| ${name} | ${mib(cold)} | ${mib(warm)} | ${g.rssMiB.toFixed(0)} MiB, ${(g.startMs / 1000).toFixed(2)} s |`,
+      );
     }
   }
   console.log(
@@ -113,8 +146,8 @@ try {
       '',
       `# ${spec.command} --classes ${added} --rounds ${rounds}`,
       '',
-      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept |',
-      '|---|---|---|',
+      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept | gateway: RSS, start → /health |',
+      '|---|---|---|---|',
       ...rows,
     ].join('\n'),
   );
