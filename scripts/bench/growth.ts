@@ -146,7 +146,7 @@ try {
       '',
       `# ${spec.command} --classes ${added} --rounds ${rounds}`,
       '',
-      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept | gateway: RSS, start → /health |',
+      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept | gateway: RSS, to /health |',
       '|---|---|---|---|',
       ...rows,
     ].join('\n'),
