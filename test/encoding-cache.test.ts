@@ -46,6 +46,15 @@ describe('encodings kept across builds', () => {
     assert.equal(edited.site.manifest.build_id, none.manifest.build_id, 'the same as with no cache');
   });
 
+  it('leaves the build as it is where the folder cannot be made', () => {
+    const root = join(tempDir('encodings'), 'a-file');
+    writeFileSync(root, 'not a folder');
+    const bodies = new Map([['/api/grains/A', record(1)]]);
+    const site = emit(root, bodies);
+    assert.equal(site.made, 2);
+    assert.equal(site.site.manifest.build_id, emitSite(bodies, meta).manifest.build_id);
+  });
+
   it("believes no entry cut short, and keeps one build's entries and nothing of another encoder", () => {
     const root = tempDir('encodings');
     const bodies = new Map([['/api/grains/A', record(1)]]);
@@ -57,11 +66,12 @@ describe('encodings kept across builds', () => {
     assert.equal(emit(root, bodies).made, 2);
     // a stale entry, another encoder's folder, and what is not the cache's
     writeFileSync(join(root, folder!, `${'0'.repeat(32)}.br.11`), 'stale');
-    mkdirSync(join(root, 'abcdefabcdefabcd'));
+    mkdirSync(join(root, 'enc-abcdefabcdefabcd'));
+    mkdirSync(join(root, 'abcdefabcdefabcd')); // a build's id: not the cache's
     writeFileSync(join(root, folder!, 'notes.txt'), 'mine');
     const kept = emit(root, bodies);
     kept.cache.keepOnlyUsed();
-    assert.deepEqual(readdirSync(root), [folder]);
+    assert.deepEqual(readdirSync(root).sort(), ['abcdefabcdefabcd', folder].sort());
     assert.deepEqual(readdirSync(join(root, folder!)).sort(), [...entries, 'notes.txt'].sort());
     assert.equal(existsSync(join(root, folder!, `${'0'.repeat(32)}.br.11`)), false);
     assert.equal(first.site.manifest.build_id, kept.site.manifest.build_id);

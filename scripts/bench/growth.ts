@@ -95,22 +95,29 @@ function editOneCell(dir: string) {
  */
 async function gatewayOn(site: string): Promise<{ rssMiB: number; startMs: number }> {
   const t0 = performance.now();
+  // the embedded store and the build on disk, whatever this shell exports (REDIS_URL, UPSTREAM_URL…)
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REDIS_|UPSTREAM_)/.test(k)));
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SITE_DIR: site, STATE_DIR: join(site, '..', 'state') },
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', SITE_DIR: site, STATE_DIR: join(site, '..', 'state') },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+  const deadline = Date.now() + 30_000;
+  const waiting = () => {
+    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}) before answering`);
+    if (Date.now() > deadline) throw new Error('the gateway did not answer /health within 30 s');
+    return new Promise((r) => setTimeout(r, 10));
+  };
   try {
     let out = '';
     let port = 0;
-    for (let i = 0; i < 1000 && !port; i++) {
+    while (!port) {
       out += child.stdout.read()?.toString() ?? '';
       port = Number(/"event":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
-      if (!port) await new Promise((r) => setTimeout(r, 10));
+      if (!port) await waiting();
     }
     child.stdout.resume();
-    while ((await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status !== 200)
-      await new Promise((r) => setTimeout(r, 5));
+    while ((await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status !== 200) await waiting();
     const startMs = performance.now() - t0;
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     return { rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024, startMs };

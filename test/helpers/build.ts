@@ -2,7 +2,8 @@
 // the many builds of mostly the same bodies compile the schemas, read the assets and bundle the
 // client once; and one encoding cache (build/emit/emit.ts, EncodingCache) shared by every test
 // process and run of this checkout (in node_modules/.cache), so a body is compressed once, not once
-// a process: the folder npm run build keeps too (build/emit/encoding-cache.ts), never pruned here.
+// a process: the module npm run build keeps its encodings with (build/emit/encoding-cache.ts), in a
+// folder of the tests' own that is never pruned (the tests build many datasets).
 import { join } from 'node:path';
 import * as build from '../../build/build-site.ts';
 import { folderEncodings } from '../../build/emit/encoding-cache.ts';

@@ -46,7 +46,18 @@ export type Scripted = Redis & {
   ): Promise<[string, string, string]>;
   withdrawKey(prefix: string, hash: string, revokedKeyIds: string, token: string, now: number): Promise<number>;
   storeIdentity(marker: string, seq: string, keySeq: string, now: number, fresh: string): Promise<string[]>;
-  flagLoss(marker: string, id: string, accounts: number, keys: number, now: number): Promise<number>;
+  flagLoss(
+    marker: string,
+    seq: string,
+    keySeq: string,
+    id: string,
+    accounts: number,
+    keys: number,
+    now: number,
+    seenId: string,
+    seenSeq: string,
+    seenKeySeq: string,
+  ): Promise<number>;
   revokeKey(keyEntry: string, now: number, prefix: string, hash: string): Promise<number>;
   revokeAccount(emailKey: string, now: number, prefix: string, keyId: string): Promise<number>;
   migrateKeys(accounts: string, seq: string, keySeq: string, prefix: string): Promise<number>;
@@ -106,7 +117,7 @@ export function connect(target: RedisTarget, commandTimeout: number): Scripted {
   client.defineCommand('liveKeys', { numberOfKeys: 2, lua: LIVE_KEYS_SCRIPT });
   client.defineCommand('withdrawKey', { numberOfKeys: 0, lua: WITHDRAW_SCRIPT });
   client.defineCommand('storeIdentity', { numberOfKeys: 3, lua: IDENTITY_SCRIPT });
-  client.defineCommand('flagLoss', { numberOfKeys: 1, lua: FLAG_LOSS_SCRIPT });
+  client.defineCommand('flagLoss', { numberOfKeys: 3, lua: FLAG_LOSS_SCRIPT });
   defineRecoveryCommands(client);
   client.on('error', () => {}); // reported through the state events below
   return client;

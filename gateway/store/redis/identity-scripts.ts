@@ -24,16 +24,22 @@ end
 return {m[1] or '', m[2] or '', m[3] or '', m[4] or '', m[5] or '', m[6] or '',
   redis.call('GET', KEYS[2]) or '0', redis.call('GET', KEYS[3]) or '0', made}`;
 
-// KEYS: the marker. ARGV: the id the data should have, the account and key high-water marks, now.
-// Flags the data lost, so a gateway started later knows it too; a flag already there keeps its
-// id and time and takes the higher marks. Returns 1 when this call flagged it.
+// KEYS: the marker, the account sequence, the key sequence. ARGV: the id the data should have, the
+// account and key high-water marks, now, and the marker's id and the two sequences as the look read
+// them. Flags the data lost, so a gateway started later knows it too; a flag already there keeps
+// its id and time and takes the higher marks. Nothing is written when the data changed since the
+// look read it (a restore, or an operator's acceptance, in between): the next look judges again.
+// Returns 1 when this call flagged it.
 export const FLAG_LOSS_SCRIPT = `
-if redis.call('HGET', KEYS[1], 'state') == 'lost' then
+local m = redis.call('HMGET', KEYS[1], 'id', 'state')
+if m[2] == 'lost' then
   local a = tonumber(redis.call('HGET', KEYS[1], 'accounts')) or 0
   local k = tonumber(redis.call('HGET', KEYS[1], 'keys')) or 0
   redis.call('HSET', KEYS[1], 'accounts', math.max(a, tonumber(ARGV[2])), 'keys', math.max(k, tonumber(ARGV[3])))
   return 0
 end
+if (m[1] or '') ~= ARGV[5] or (redis.call('GET', KEYS[2]) or '0') ~= ARGV[6]
+  or (redis.call('GET', KEYS[3]) or '0') ~= ARGV[7] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'state', 'lost', 'accounts', ARGV[2], 'keys', ARGV[3], 'since', ARGV[4])
 return 1`;

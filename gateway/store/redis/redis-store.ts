@@ -185,7 +185,8 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
                 MAX_LIVE_KEYS,
                 rotate === null ? '' : digestHex(rotate),
               ),
-            ([, issued, old]) => (issued === '' ? null : { hashHex, revokedKeyIds: old ? [old] : [], tokenHex: '' }),
+            ([, issued, old]) =>
+              issued === '' ? null : { keyId: issued, hashHex, revokedKeyIds: old ? [old] : [], tokenHex: '' },
             now,
           ),
         );
@@ -218,7 +219,8 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
         const { recovered } = await timed(opts.observe, 'recover', () =>
           issuer.issue(
             (c) => useToken(c, prefix, tokenHex, hashHex, now),
-            (u) => (typeof u.recovered === 'object' ? { hashHex, revokedKeyIds: u.revokedKeyIds, tokenHex } : null),
+            ({ recovered: r, revokedKeyIds }) =>
+              typeof r === 'object' ? { keyId: r.account.keyId, hashHex, revokedKeyIds, tokenHex } : null,
             now,
           ),
         );

@@ -15,6 +15,8 @@ const WAIT_MS = 1_000;
 
 /** What taking a key back restores: the keys its issue revoked, the recovery token it used. */
 interface Undo {
+  /** The new key's id (not a secret): named in the log if it cannot be taken back. */
+  keyId: string;
   hashHex: string;
   revokedKeyIds: string[];
   tokenHex: string;
@@ -60,7 +62,7 @@ export function issuing(opts: {
       await client.withdrawKey(...args).catch(() => opts.client.withdrawKey(...args));
     } catch (err) {
       // the key stays issued to nobody (its answer was a 503): named so an operator can revoke it
-      log({ event: 'key_withdraw_failed', store: 'redis', error: (err as Error).message });
+      log({ event: 'key_withdraw_failed', store: 'redis', key_id: u.keyId, error: (err as Error).message });
     }
   }
 

@@ -98,7 +98,19 @@ export function watchRedis(opts: {
     condition.lost = sentence;
     // flagged here or by another gateway: the flag keeps the highest marks of them all, so an
     // accepted loss moves the sequences past every id any gateway issued
-    await client.flagLoss(k.marker, v.id, known.accounts, known.keys, opts.clock());
+    const [seenId, , , , , , seq, keySeq] = raw;
+    await client.flagLoss(
+      k.marker,
+      k.accountSeq,
+      k.keySeq,
+      v.id,
+      known.accounts,
+      known.keys,
+      opts.clock(),
+      seenId ?? '',
+      seq ?? '0',
+      keySeq ?? '0',
+    );
   }
 
   async function look() {
