@@ -13,7 +13,7 @@ import { bundled } from './helpers/bundles.ts';
 import { errorJson } from './helpers/errors.ts';
 import { realSiteDir, root, runAccounts } from './helpers/gateway.ts';
 import { injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
-import { type PrivateRedis, redisSkipReason, startPrivateRedis, within } from './helpers/redis.ts';
+import { freePort, type PrivateRedis, redisSkipReason, startPrivateRedis, within } from './helpers/redis.ts';
 import { ask } from './helpers/redis-group.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -41,6 +41,34 @@ suite('redis that can lose keys', skip, () => {
         "noeviction (redis.conf, CONFIG SET, or the managed service's parameter), then start the gateway.",
     );
     assert.equal(await ask(redis.port, (r) => r.dbsize()), 0, 'nothing written before the refusal');
+  });
+
+  it('does not wait at start for a Redis that refuses, and issues nothing once it comes up evicting', async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, REGISTER_LIMIT_PER_HOUR: '1000' });
+    try {
+      assert.ok(Date.now() - t0 < 2_500, `started in ${Date.now() - t0} ms`);
+      assert.equal((await health(t)).status, 'store_unavailable');
+      const redis = await startPrivateRedis({
+        port,
+        args: ['--maxmemory', '64mb', '--maxmemory-policy', 'allkeys-lru'],
+      });
+      servers.push(redis);
+      await within(10_000, async () => (await health(t)).status === 'store_degraded');
+      assert.match((await health(t)).reason, /maxmemory-policy allkeys-lru/);
+      const refused = await injectJson(t.app, '/api/register', { email: 'later@example.com' });
+      assert.deepEqual([refused.status, refused.json().code], [503, 'cannot_save_keys']);
+      // only the address's registration windows were counted: no key, account or marker
+      const written = await ask(port, (r) => r.keys('*'));
+      assert.deepEqual(
+        written.filter((k) => !k.startsWith('gg:window:')),
+        [],
+        written.join(' '),
+      );
+    } finally {
+      await t.close();
+    }
   });
 
   it('notices a policy changed under it, a Redis with no file, and one that cannot write', async () => {

@@ -63,11 +63,14 @@ export interface PrivateRedis {
 /**
  * A redis-server of the test's own, with append-only persistence so keys survive a restart;
  * `args` go after the defaults (a replica's --replicaof, a policy), `sentinel` makes it one of
- * Sentinel's with that configuration (written to a file: Sentinel rewrites it).
+ * Sentinel's with that configuration (written to a file: Sentinel rewrites it); `port`: a port of
+ * the test's choosing (freePort) where it must come up later than a gateway.
  */
-export async function startPrivateRedis(opts: { args?: string[]; sentinel?: string } = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  opts: { args?: string[]; sentinel?: string; port?: number } = {},
+): Promise<PrivateRedis> {
   if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed');
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const dir = tempDir('redis');
   let child: ChildProcess | null = null;
   const conf = join(dir, 'sentinel.conf');
