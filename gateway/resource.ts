@@ -1,10 +1,17 @@
 // One precomputed answer as the gateway holds it: each encoding's bytes with its headers built
 // once (site.ts loads a build's; filled-pages.ts makes the pages' per origin).
 
+/** A body not held in memory, read when asked: at once when the cache keeps it, else through a promise. */
+export type BodyLoader = () => Buffer | Promise<Buffer>;
+
 export interface Variant {
-  /** The bytes, or null when they are fetched from the upstream origin at `path` per request. */
+  /**
+   * The bytes, or null when they are not held: fetched from the upstream origin at `path` per
+   * request, or read from the build on disk by `load` (body-cache.ts).
+   */
   body: Buffer | null;
   path?: string;
+  load?: BodyLoader;
   etag: string;
   /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
   headers: string[];

@@ -1,21 +1,37 @@
-// Loading a published build: from SITE_DIR, every body read into memory; or, with UPSTREAM_URL,
-// from the static origin, where the bodies stay (only the pages and templates are read). One
-// reader interface, two readers; the table is built the same way from either (site.ts).
+// Loading a published build: from SITE_DIR, what most clients take read into memory and the rest
+// read when asked (hotBodies, body-cache.ts); or, with UPSTREAM_URL, from
+// the static origin, where the bodies stay (only the pages and templates are read). One reader
+// interface, two readers; the table is built the same way from either (site.ts).
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { POINTER_FILE, type Pointer, parsePointer, readBuild } from '../build/site-format.ts';
+import {
+  type BodyEntry,
+  CHANGELOG_DEFAULT_LIMIT,
+  type Manifest,
+  POINTER_FILE,
+  type Pointer,
+  parsePointer,
+  readBuild,
+  routeOf,
+  yearOfKey,
+} from '../build/site-format.ts';
+import type { BodyCache } from './body-cache.ts';
 import type { ServePolicy } from './cache-policy.ts';
 import { pageFiles, type Site, siteFromManifest } from './site.ts';
 
 export interface BuildReader {
   /** A file of the site by its path there: the pointer, a build's manifest, a body. */
   read(path: string): Promise<Buffer>;
-  /** True when the bodies stay where they are, fetched per request (UPSTREAM_URL); false: held in memory. */
+  /** True when the bodies stay where they are, fetched per request (UPSTREAM_URL); false: on disk here. */
   bodiesStay: boolean;
+  /** On disk: where the bodies not held are read through when asked; without it, every body is held. */
+  cache?: { dir: string; bodies: BodyCache };
 }
 
-export function diskReader(siteDir: string): BuildReader {
-  return { read: (path) => readFile(join(siteDir, path)), bodiesStay: false };
+export function diskReader(siteDir: string, cache?: BodyCache): BuildReader {
+  const read = (path: string) => readFile(join(siteDir, path));
+  return { read, bodiesStay: false, cache: cache && { dir: siteDir, bodies: cache } };
 }
 
 /** A file the static origin did not give: a sentence naming UPSTREAM_URL, the file and why. */
@@ -52,9 +68,40 @@ export const readPointer = async (reader: BuildReader): Promise<Pointer> =>
   parsePointer((await reader.read(POINTER_FILE)).toString('utf8'));
 
 /**
- * The build `pointer` names (the live one when left out), each file read once. Held bodies must
- * all be read, at the manifest's lengths; a page or template that cannot be fetched upstream is
- * left out (site.ts serves the page as built, the form's answers plain).
+ * `fn` on every item, LOAD_AT_ONCE at a time: a build's thousands of files are read or looked at
+ * without as many operations in flight at once.
+ */
+type BodyVariant = BodyEntry['identity'];
+
+async function eachAtOnce<T>(items: readonly T[], fn: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: LOAD_AT_ONCE }, worker));
+}
+const LOAD_AT_ONCE = 16;
+
+/**
+ * The bodies whose compressed encodings are read at the load, on disk (docs/operations.md, "What
+ * an instance needs"): what clients ask for most. The pages and files, and of the data the current
+ * tables (the list, each record, the snapshot) and the changelog at its default limit; not a past
+ * crop year's bodies (records, snapshots, table pages) nor the changelog at the other limits.
+ */
+function hotBodies(manifest: Manifest): Set<BodyEntry> {
+  const hot = new Set<BodyEntry>();
+  for (const [key, hash] of Object.entries(manifest.routes)) {
+    const other = routeOf(key) === 'changelog' && !key.endsWith(`limit=${CHANGELOG_DEFAULT_LIMIT}`);
+    if (yearOfKey(key) === null && !other) hot.add(manifest.bodies[hash]!);
+  }
+  return hot;
+}
+
+/**
+ * The build `pointer` names (the live one when left out), each file read once. On disk, the bodies
+ * held are read at the manifest's lengths and the others' lengths are checked, so a damaged build is
+ * refused at its load; upstream, a page or template that cannot be fetched is left out (site.ts
+ * serves the page as built, the form's answers plain).
  */
 export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer?: Pointer): Promise<Site> {
   const text = async (path: string) => (await reader.read(path)).toString('utf8');
@@ -68,17 +115,41 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
         if (body) bytes.set(f, body);
       }),
     );
-  } else {
-    const variants = Object.values(manifest.bodies).flatMap((e) => [e.identity, e.br, e.gzip]);
-    await Promise.all(
-      variants.map(async (v) => {
-        if (!v) return;
-        const body = await reader.read(`${p.dir}/${v.file}`);
-        if (body.length !== v.length)
-          throw new Error(`${v.file} has ${body.length} bytes; the manifest says ${v.length}`);
-        bytes.set(v.file, body);
-      }),
-    );
+    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir }, policy);
   }
-  return siteFromManifest(manifest, { bytes, upstreamDir: reader.bodiesStay ? p.dir : null }, policy);
+  const { cache } = reader;
+  const pages = new Set(pageFiles(manifest));
+  const hot = hotBodies(manifest);
+  const mismatch = (file: string, length: number, expected: number) =>
+    new Error(`${file} has ${length} bytes; the manifest says ${expected}`);
+  // held: read now, at the manifest's lengths; the rest: their lengths looked at, so a damaged
+  // build is refused at its load all the same (a few hundred at a time, the event loop free between)
+  const held: BodyVariant[] = [];
+  const cold: BodyVariant[] = [];
+  for (const e of Object.values(manifest.bodies)) {
+    for (const v of [e.identity, e.br, e.gzip]) {
+      if (!v) continue;
+      const read = !cache || pages.has(v.file) || (v === e.identity ? !(e.br || e.gzip) : hot.has(e));
+      (read ? held : cold).push(v);
+    }
+  }
+  await eachAtOnce(held, async (v) => {
+    const body = await reader.read(`${p.dir}/${v.file}`);
+    if (body.length !== v.length) throw mismatch(v.file, body.length, v.length);
+    bytes.set(v.file, body);
+  });
+  for (let i = 0; i < cold.length; i += 256) {
+    for (const v of cold.slice(i, i + 256)) {
+      const { size } = statSync(join(cache!.dir, p.dir, v.file));
+      if (size !== v.length) throw mismatch(v.file, size, v.length);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const onDemand =
+    cache &&
+    ((file: string, length: number) => {
+      const path = join(cache.dir, p.dir, file);
+      return () => cache.bodies.get(path, length);
+    });
+  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand }, policy);
 }

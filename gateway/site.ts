@@ -25,7 +25,7 @@ import {
 import { cacheControlOf, PER_HOST_PAGE_CACHE, type ServePolicy } from './cache-policy.ts';
 import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
-import type { Resource, Variant } from './resource.ts';
+import type { BodyLoader, Resource, Variant } from './resource.ts';
 import type { Routed } from './routed.ts';
 import { preparedVariant } from './variant-headers.ts';
 
@@ -52,12 +52,17 @@ export interface Site {
   pages: ReadonlyMap<string, PageTemplate>;
 }
 
-/** A build's body files as read: each file's bytes, or (UPSTREAM_URL) the folder the bodies stay in at the origin. */
+/**
+ * A build's body files as read: the bytes held, and how the others are served: from the folder the
+ * bodies stay in at the origin (UPSTREAM_URL), or read from disk when asked (body-cache.ts).
+ */
 export interface BuildBodies {
-  /** File → bytes: every body's when held; when upstream, only the filled bodies' and templates' (those read). */
+  /** File → bytes: the bodies held; when upstream, only the filled bodies' and templates' (those read). */
   bytes: ReadonlyMap<string, Buffer>;
-  /** The build's folder at the upstream origin when the bodies stay there; null when they are all held. */
+  /** The build's folder at the upstream origin when the bodies stay there; null when they are on disk. */
   upstreamDir: string | null;
+  /** How a body on disk that is not held is read when asked (by its file in the build, and its length). */
+  onDemand?: (file: string, length: number) => BodyLoader;
 }
 
 /** The files the gateway reads also when the bodies stay upstream: the page templates and the bodies it fills. */
@@ -65,6 +70,15 @@ export function pageFiles(manifest: Manifest): string[] {
   return Object.entries(manifest.routes)
     .filter(([key]) => isTemplate(key) || isFilled(key))
     .map(([, hash]) => manifest.bodies[hash]!.identity.file);
+}
+
+/** Where a variant's bytes come from: held, at the origin, or read from disk when asked. */
+function sourceOf(bodies: BuildBodies, v: BodyEntry['identity']): Buffer | string | BodyLoader {
+  if (bodies.upstreamDir) return `/${bodies.upstreamDir}/${v.file}`;
+  const held = bodies.bytes.get(v.file);
+  if (held) return held;
+  if (!bodies.onDemand) throw new Error(`${v.file} was not read, and nothing reads it when asked`);
+  return bodies.onDemand(v.file, v.length);
 }
 
 /** The build's table from its manifest and the bodies read; pure, and the same for disk and upstream. */
@@ -80,15 +94,8 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     if (known) return known;
     const entry: BodyEntry = manifest.bodies[hash]!;
     const serving = { cache: cacheControlOf(cls, policy), publicModule };
-    const { upstreamDir } = bodies;
     const variant = (v: BodyEntry['identity'], encoding: string | null): Variant =>
-      preparedVariant(
-        entry,
-        v,
-        encoding,
-        serving,
-        upstreamDir ? `/${upstreamDir}/${v.file}` : bodies.bytes.get(v.file)!,
-      );
+      preparedVariant(entry, v, encoding, serving, sourceOf(bodies, v));
     const r: Resource = {
       identity: variant(entry.identity, null),
       br: entry.br && variant(entry.br, 'br'),

@@ -1,7 +1,7 @@
 // The headers of one encoding of a body, built once when its build is loaded: type, length, ETag,
 // caching, the pages' security headers (security-headers.ts), CORS for the public modules, and the 304's subset.
 import { JSON_MEDIA_TYPE } from '../build/site-format.ts';
-import type { Variant } from './resource.ts';
+import type { BodyLoader, Variant } from './resource.ts';
 import { PAGE_HEADERS } from './security-headers.ts';
 
 /** How a body is served under a route: its Cache-Control, and whether any page may import it. */
@@ -40,19 +40,19 @@ function variantHeaders(
 }
 
 /**
- * One encoding of a body, ready to write: its bytes, or (bodies left at the upstream origin) the
- * path it is fetched from, with its headers and its 304's.
+ * One encoding of a body, ready to write: its bytes, the path it is fetched from (bodies left at
+ * the upstream origin), or how it is read when asked (body-cache.ts), with its headers and its 304's.
  */
 export function preparedVariant(
   entry: { type: string },
   v: { length: number; etag: string },
   encoding: string | null,
   serving: Serving,
-  body: Buffer | string,
+  body: Buffer | string | BodyLoader,
 ): Variant {
   const headers = variantHeaders(entry, v, encoding, serving);
   const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
-  return typeof body === 'string'
-    ? { body: null, path: body, etag: v.etag, headers, notModifiedHeaders }
-    : { body, etag: v.etag, headers, notModifiedHeaders };
+  if (typeof body === 'string') return { body: null, path: body, etag: v.etag, headers, notModifiedHeaders };
+  if (typeof body === 'function') return { body: null, load: body, etag: v.etag, headers, notModifiedHeaders };
+  return { body, etag: v.etag, headers, notModifiedHeaders };
 }
