@@ -2,7 +2,7 @@
 // being served, mail and the app that answers requests. server.ts listens with them; the tests
 // drive the same app in process (test/helpers/inject.ts), so the wiring is written once.
 import { createApp } from './app.ts';
-import { createBodyCache } from './body-cache.ts';
+import { createBodyReader } from './body-reader.ts';
 import { servePolicy } from './cache-policy.ts';
 import type { Config } from './config.ts';
 import { createLogger } from './log.ts';
@@ -42,7 +42,7 @@ export async function assembleGateway(opts: AssembleOptions) {
   const policy = servePolicy(config);
   const reader = config.upstreamUrl
     ? upstreamReader(config.upstreamUrl, config.upstreamTimeoutMs)
-    : diskReader(config.siteDir, createBodyCache({ maxBytes: config.bodyCacheBytes }));
+    : diskReader(config.siteDir, createBodyReader());
   const site = watchSite({
     initial: await loadSite(reader, policy),
     pollMs: opts.sitePollMs ?? 500,

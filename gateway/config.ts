@@ -25,8 +25,6 @@ export interface Config {
   redisMinReplicas: number;
   upstreamUrl: string | null;
   upstreamTimeoutMs: number;
-  /** BODY_CACHE_MB in bytes: the bound on the plain bodies read from disk when asked (body-cache.ts). */
-  bodyCacheBytes: number;
   /** PUBLIC_URL's origin: what the pages' examples name (else the origin each request was sent to). */
   publicUrl: string | null;
   rateLimitPerHour: number;
@@ -220,7 +218,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Readonl
     redisMinReplicas,
     upstreamUrl: url(env, 'UPSTREAM_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5_000, 100, 120_000),
-    bodyCacheBytes: integer(env, 'BODY_CACHE_MB', 32, 1, 65_536) * 1024 * 1024,
     publicUrl,
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 100, 1, 1_000_000_000),
     registerLimitPerHour: integer(env, 'REGISTER_LIMIT_PER_HOUR', 10, 1, 1_000_000_000),

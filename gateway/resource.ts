@@ -7,7 +7,7 @@ export type BodyLoader = () => Buffer | Promise<Buffer>;
 export interface Variant {
   /**
    * The bytes, or null when they are not held: fetched from the upstream origin at `path` per
-   * request, or read from the build on disk by `load` (body-cache.ts).
+   * request, or read from the build on disk by `load` (body-reader.ts).
    */
   body: Buffer | null;
   path?: string;

@@ -27,7 +27,7 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
     const headers = d ? rateLimitHeaders(d, x.now, variant.headers) : variant.headers;
     if (x.head) return response(200, headers, null, x.account);
     if (variant.body !== null) return response(200, headers, variant.body, x.account);
-    // not held: read from disk when asked (body-cache.ts), or fetched from the upstream origin
+    // not held: read from disk when asked (body-reader.ts), or fetched from the upstream origin
     if (variant.load) return then(x, variant.load(), (x, body) => response(200, headers, body, x.account));
     return response(200, headers, null, x.account, variant.path!, d && upstreamFailure(x, d));
   }

@@ -1,5 +1,5 @@
 // Loading a published build: from SITE_DIR, what most clients take read into memory and the rest
-// read when asked (hotBodies, body-cache.ts); or, with UPSTREAM_URL, from
+// read when asked (hotBodies, body-reader.ts); or, with UPSTREAM_URL, from
 // the static origin, where the bodies stay (only the pages and templates are read). One reader
 // interface, two readers; the table is built the same way from either (site.ts).
 import { statSync } from 'node:fs';
@@ -16,7 +16,7 @@ import {
   routeOf,
   yearOfKey,
 } from '../build/site-format.ts';
-import type { BodyCache } from './body-cache.ts';
+import type { BodyReader } from './body-reader.ts';
 import type { ServePolicy } from './cache-policy.ts';
 import { pageFiles, type Site, siteFromManifest } from './site.ts';
 
@@ -25,13 +25,13 @@ export interface BuildReader {
   read(path: string): Promise<Buffer>;
   /** True when the bodies stay where they are, fetched per request (UPSTREAM_URL); false: on disk here. */
   bodiesStay: boolean;
-  /** On disk: where the bodies not held are read through when asked; without it, every body is held. */
-  cache?: { dir: string; bodies: BodyCache };
+  /** On disk: how the bodies not held are read when asked; without it, every body is held. */
+  asked?: { dir: string; bodies: BodyReader };
 }
 
-export function diskReader(siteDir: string, cache?: BodyCache): BuildReader {
+export function diskReader(siteDir: string, bodies?: BodyReader): BuildReader {
   const read = (path: string) => readFile(join(siteDir, path));
-  return { read, bodiesStay: false, cache: cache && { dir: siteDir, bodies: cache } };
+  return { read, bodiesStay: false, asked: bodies && { dir: siteDir, bodies } };
 }
 
 /** A file the static origin did not give: a sentence naming UPSTREAM_URL, the file and why. */
@@ -117,7 +117,7 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
     );
     return siteFromManifest(manifest, { bytes, upstreamDir: p.dir }, policy);
   }
-  const { cache } = reader;
+  const { asked } = reader;
   const pages = new Set(pageFiles(manifest));
   const hot = hotBodies(manifest);
   const mismatch = (file: string, length: number, expected: number) =>
@@ -129,7 +129,7 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
   for (const e of Object.values(manifest.bodies)) {
     for (const v of [e.identity, e.br, e.gzip]) {
       if (!v) continue;
-      const read = !cache || pages.has(v.file) || (v === e.identity ? !(e.br || e.gzip) : hot.has(e));
+      const read = !asked || pages.has(v.file) || (v === e.identity ? !(e.br || e.gzip) : hot.has(e));
       (read ? held : cold).push(v);
     }
   }
@@ -140,16 +140,16 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
   });
   for (let i = 0; i < cold.length; i += 256) {
     for (const v of cold.slice(i, i + 256)) {
-      const { size } = statSync(join(cache!.dir, p.dir, v.file));
+      const { size } = statSync(join(asked!.dir, p.dir, v.file));
       if (size !== v.length) throw mismatch(v.file, size, v.length);
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
   const onDemand =
-    cache &&
+    asked &&
     ((file: string, length: number) => {
-      const path = join(cache.dir, p.dir, file);
-      return () => cache.bodies.get(path, length);
+      const path = join(asked.dir, p.dir, file);
+      return () => asked.bodies.get(path, length);
     });
   return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand }, policy);
 }

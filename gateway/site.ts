@@ -54,7 +54,7 @@ export interface Site {
 
 /**
  * A build's body files as read: the bytes held, and how the others are served: from the folder the
- * bodies stay in at the origin (UPSTREAM_URL), or read from disk when asked (body-cache.ts).
+ * bodies stay in at the origin (UPSTREAM_URL), or read from disk when asked (body-reader.ts).
  */
 export interface BuildBodies {
   /** File → bytes: the bodies held; when upstream, only the filled bodies' and templates' (those read). */

@@ -41,7 +41,7 @@ function variantHeaders(
 
 /**
  * One encoding of a body, ready to write: its bytes, the path it is fetched from (bodies left at
- * the upstream origin), or how it is read when asked (body-cache.ts), with its headers and its 304's.
+ * the upstream origin), or how it is read when asked (body-reader.ts), with its headers and its 304's.
  */
 export function preparedVariant(
   entry: { type: string },

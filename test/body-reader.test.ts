@@ -1,55 +1,42 @@
-// The plain bodies read from disk when asked (gateway/body-cache.ts; docs/operations.md, "What an
-// instance needs"): the cache alone on files of a temporary folder, then a gateway over HTTP on a
-// copy of the real build: the compressed encodings held from the load, the plain one read once and
-// then served from memory, and a body that cannot be read a plain 500 with nothing inside (the
-// server's answer to a failure, so a real one).
+// The bodies read from disk when asked (gateway/body-reader.ts; docs/operations.md, "What an
+// instance needs"): the reader alone on files of a temporary folder, then a gateway over HTTP on a
+// copy of the real build: the compressed forms of what most ask for held from the load, the rest
+// read when asked, and a body that cannot be read a plain 500 with nothing inside (the server's
+// answer to a failure, so a real one).
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
-import { createBodyCache } from '../gateway/body-cache.ts';
+import { createBodyReader } from '../gateway/body-reader.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, startTestGateway } from './helpers/gateway.ts';
 
 function files(sizes: Record<string, number>) {
-  const dir = tempDir('body-cache');
+  const dir = tempDir('body-reader');
   for (const [name, size] of Object.entries(sizes)) writeFileSync(join(dir, name), Buffer.alloc(size, name));
   return (name: string) => join(dir, name);
 }
 
-describe('the body cache', () => {
-  it('reads a file once for every request waiting on it, then answers from memory', async () => {
+describe('the body reader', () => {
+  it('reads a file once for the requests that wait on it, and keeps nothing once read', async () => {
     const at = files({ 'a.json': 100 });
-    const cache = createBodyCache({ maxBytes: 1000 });
-    const first = cache.get(at('a.json'), 100);
-    const second = cache.get(at('a.json'), 100);
-    assert.ok(first instanceof Promise, 'a miss is a read');
-    assert.equal(second, first, 'the requests waiting on one read share it');
+    const reader = createBodyReader();
+    const first = reader.get(at('a.json'), 100);
+    assert.equal(reader.get(at('a.json'), 100), first, 'the requests waiting on one read share it');
     assert.deepEqual(await first, Buffer.alloc(100, 'a.json'));
-    rmSync(at('a.json'));
-    const kept = cache.get(at('a.json'), 100);
-    assert.ok(Buffer.isBuffer(kept), 'a hit is the bytes at once, the file no longer read');
-    assert.deepEqual(kept, Buffer.alloc(100, 'a.json'));
-    assert.equal(cache.size, 100);
+    writeFileSync(at('a.json'), Buffer.alloc(100, 'b'));
+    assert.notEqual(reader.get(at('a.json'), 100), first, 'a later request reads again');
+    assert.deepEqual(await reader.get(at('a.json'), 100), Buffer.alloc(100, 'b'));
   });
 
-  it('keeps within its bound, and serves without keeping a body larger than the bound', async () => {
-    const at = files({ 'a.json': 400, 'b.json': 400, 'c.json': 400, 'big.json': 1500 });
-    const cache = createBodyCache({ maxBytes: 1000 });
-    for (const name of ['a.json', 'b.json', 'c.json']) await cache.get(at(name), 400);
-    assert.equal(cache.size, 800, 'the least recently used one left');
-    assert.equal((await cache.get(at('big.json'), 1500)).length, 1500);
-    assert.equal(cache.size, 800, 'the large body was served, not kept');
-    assert.ok(cache.get(at('big.json'), 1500) instanceof Promise, 'and is read again when asked');
-  });
-
-  it('refuses a file whose length is not the manifest’s, and keeps nothing of it', async () => {
+  it('refuses a file whose length is not the manifest’s, or that is gone', async () => {
     const at = files({ 'short.json': 10 });
-    const cache = createBodyCache({ maxBytes: 1000 });
-    await assert.rejects(async () => cache.get(at('short.json'), 11), /short\.json has 10 bytes; its manifest says 11/);
-    assert.equal(cache.size, 0);
+    const reader = createBodyReader();
+    await assert.rejects(reader.get(at('short.json'), 11), /short\.json has 10 bytes; its manifest says 11/);
+    rmSync(at('short.json'));
+    await assert.rejects(reader.get(at('short.json'), 10), { code: 'ENOENT' });
   });
 });
 
@@ -82,17 +69,13 @@ describe('a gateway serving from SITE_DIR', () => {
       assert.equal(plain.headers['content-length'], String(onDisk.length));
       assert.equal(plain.headers.etag, cwrs.identity.etag);
       assert.deepEqual(plain.body, onDisk);
-      // read once: the file gone, the body is still the same bytes, from memory
-      rmSync(join(build, cwrs.identity.file));
-      assert.deepEqual((await get(t.url, '/api/grains/CWRS', key)).body, onDisk);
       const gz = await get(t.url, '/api/grains/CWRS', key, { 'accept-encoding': 'gzip' });
       assert.equal(gz.headers['content-encoding'], 'gzip');
       assert.deepEqual(gunzipSync(gz.body), onDisk);
 
-      // a plain body never read, its file gone (a build pruned under the gateway): nothing inside
-      const canola = entryOf('/api/grains/CANOLA');
-      rmSync(join(build, canola.identity.file));
-      const failed = await get(t.url, '/api/grains/CANOLA', key);
+      // its file gone (a build pruned under the gateway): nothing inside, and br still from memory
+      rmSync(join(build, cwrs.identity.file));
+      const failed = await get(t.url, '/api/grains/CWRS', key);
       assert.equal(failed.status, 500);
       assert.deepEqual(failed.json(), {
         error: 'Internal error.',
@@ -101,7 +84,7 @@ describe('a gateway serving from SITE_DIR', () => {
         schema_version: '1.0',
       });
       assert.doesNotMatch(failed.text(), /ENOENT|bodies\/|\.json/);
-      assert.equal((await get(t.url, '/api/grains/CANOLA', key, { 'accept-encoding': 'br' })).status, 200);
+      assert.equal((await get(t.url, '/api/grains/CWRS', key, { 'accept-encoding': 'br' })).status, 200);
     } finally {
       await t.close();
     }
