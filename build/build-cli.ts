@@ -2,13 +2,15 @@
 // published record is named by a changelog entry (against what the dataset's changelog covers and
 // against the build live in --out), then publish every response body. It runs as its bundle
 // (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
-import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { buildKit, buildSite } from './build-site.ts';
 import { describeChange } from './changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
 import { readArgs } from './client/cli/args.ts';
 import { folderEncodings } from './emit/encoding-cache.ts';
-import { publishSite } from './publish/publish.ts';
+import { folderFiles } from './publish/build-files.ts';
+import { publishStaged, readPointer, stagingDir } from './publish/publish.ts';
 import { DEFAULT_DIRS } from './site-format.ts';
 import { formatError } from './validate/validate.ts';
 
@@ -38,7 +40,11 @@ const started = performance.now();
 const out = resolve(values.out!);
 // the encodings of the last build, so a small edit compresses only what it changed (docs/performance.md, Growth)
 const encodings = folderEncodings(resolve(values.cache!));
-const result = buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }) });
+// written into a folder beside the live builds as the bodies are made, then swapped in (publish.ts)
+const serving = readPointer(out);
+const staged = folderFiles(stagingDir(out), serving && join(out, serving.dir));
+const result = buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }), files: staged });
+if (!result.ok) rmSync(staged.dir, { recursive: true, force: true });
 
 /** Each class's changes in a line, and the command that drafts their entry. */
 function sayUnlogged(unlogged: Unlogged[], against: string) {
@@ -63,15 +69,15 @@ if (!result.ok) {
 }
 const { live } = result;
 const { manifest, files } = result.site;
-const { dir, reused } = publishSite(out, result.site);
+const { dir, reused } = publishStaged(out, staged.dir, manifest);
 encodings.keepOnlyUsed();
-const bytes = [...files.values()].reduce((n, b) => n + b.length, 0);
 // After a rollback the same dataset gives a build the site already holds: it is served again
 const served = live?.build_id === manifest.build_id;
 const what = !reused ? 'published' : served ? 'unchanged:' : `served again (was ${live?.build_id ?? 'none'}):`;
 console.log(
   `${what} build ${manifest.build_id} in ${dir}: ` +
     `${Object.keys(manifest.routes).length} routes, ` +
-    `${Object.keys(manifest.bodies).length} distinct bodies, ${files.size} files, ${(bytes / 1024).toFixed(0)} KiB, ` +
+    `${Object.keys(manifest.bodies).length} distinct bodies, ${files.count} files, ` +
+    `${(files.bytes / 1024).toFixed(0)} KiB, ` +
     `${Math.round(performance.now() - started)} ms`,
 );

@@ -8,14 +8,14 @@
 
 import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
-import { changelogOrder, compileBodies } from './compile/compile.ts';
+import { changelogOrder, compileBodies, type KeyedBody } from './compile/compile.ts';
 import { buildOpenApi } from './compile/openapi.ts';
 import { linkContentAddressed, type StaticBodies, staticBodies } from './compile/static-bodies.ts';
-import { type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
+import { type BuildFiles, type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
 import type { DatasetError } from './load/dataset-error.ts';
 import { loadDataset } from './load/load.ts';
 import { frontDoorBodies } from './pages/front-door.ts';
-import { routeOf, SCHEMA_VERSION } from './site-format.ts';
+import { type RouteName, routeOf, SCHEMA_VERSION, yearOfKey } from './site-format.ts';
 import { createSchemaChecks, type SchemaChecks } from './validate/schema-errors.ts';
 import { type Dataset, validateDataset } from './validate/validate.ts';
 
@@ -42,43 +42,91 @@ export const buildKit = ({
   encodings,
 });
 
-export type BuildResult =
-  | { ok: true; site: EmittedSite; dataset: Dataset; live: LiveBuildId | null }
+export type BuildResult<F extends BuildFiles = Map<string, Buffer>> =
+  | { ok: true; site: EmittedSite<F>; dataset: Dataset; live: LiveBuildId | null }
   /** `against`: the live build a change was refused against, where that is the refusal (`errors` is then empty). */
   | { ok: false; errors: DatasetError[]; unlogged: Unlogged[]; against?: LiveBuildId };
 type LiveBuildId = { build_id: string };
 
-export function siteFromDataset(dataset: Dataset, { statics, encodings }: Omit<BuildKit, 'checks'>): EmittedSite {
-  const latest = [...dataset.changelog].sort(changelogOrder)[0];
+/** The routes whose bodies are many or large and few ask for: the changelog's limits, the feed (all of it). */
+const FAST_ROUTES: (RouteName | null)[] = ['changelog', 'feed'];
+
+/** Routes → bodies, as the keys of each distinct body (a string by its text, bytes by the object). */
+function grouped(bodies: Iterable<readonly [string, string | Buffer]>): KeyedBody[] {
+  const keys = new Map<string | Buffer, string[]>();
+  for (const [route, body] of bodies) keys.set(body, [...(keys.get(body) ?? []), route]);
+  return [...keys].map(([body, routes]) => [routes, body] as const);
+}
+
+/**
+ * Every body of the build, a body at a time with all the keys it answers (compile.ts, KeyedBody):
+ * the data made one by one; the pages and files, few and small, grouped by their bytes.
+ */
+function* allBodies(dataset: Dataset, statics: StaticBodies): Generator<KeyedBody> {
   const openapi = buildOpenApi(dataset);
+  yield* compileBodies(dataset, openapi);
   const pages = [...frontDoorBodies(dataset, openapi)].map(
     ([route, html]) => [route, linkContentAddressed(html, statics.addresses)] as const,
   );
-  const bodies = new Map([...compileBodies(dataset, openapi), ...pages, ...statics.bodies]);
-  return emitSite(bodies, {
-    schema_version: SCHEMA_VERSION,
-    dataset_version: latest?.id ?? 'unreleased',
-    ...(latest ? { dataset_updated_at: latest.created_at } : {}),
-    grain_ids: dataset.grains.map((g) => g.grain_id),
-    // The many changelog pages take a fast quality at nearly the same size; the few large bodies
-    // clients sync get the smallest form (docs/performance.md: the measurements behind the code).
-    brotliQuality: (route) => (routeOf(route) === 'changelog' ? 7 : 11),
-    encodings,
-  });
+  yield* grouped([...pages, ...statics.bodies]);
 }
 
-export interface BuildOptions {
+/** The build's bodies emitted into `files` (in memory unless given: a folder, build-files.ts). */
+export function siteFromDataset<F extends BuildFiles = Map<string, Buffer>>(
+  dataset: Dataset,
+  { statics, encodings }: Omit<BuildKit, 'checks'>,
+  files?: F,
+): EmittedSite<F> {
+  const latest = [...dataset.changelog].sort(changelogOrder)[0];
+  return emitSite(
+    allBodies(dataset, statics),
+    {
+      schema_version: SCHEMA_VERSION,
+      dataset_version: latest?.id ?? 'unreleased',
+      ...(latest ? { dataset_updated_at: latest.created_at } : {}),
+      grain_ids: dataset.grains.map((g) => g.grain_id),
+      // The many bodies few ask for (the changelog at each limit, a past crop year's) are compressed
+      // fast at nearly the same size; the few that clients sync get the smallest form
+      // (docs/performance.md, Growth).
+      effort: (route) => (FAST_ROUTES.includes(routeOf(route)!) || yearOfKey(route) ? 'fast' : 'small'),
+      encodings,
+    },
+    files,
+  );
+}
+
+export interface BuildOptions<F extends BuildFiles> {
   /** Made once and kept across builds; made for this build when left out. */
   kit?: BuildKit;
+  /** Where the files go as they are made (a folder: publish/build-files.ts); held in a Map when left out. */
+  files?: F;
   /** The site the build is for: a record that would change from its live build needs an entry the
    * live build does not have yet (changelog/live.ts), whatever dataset/covered/ says. */
   siteDir?: string;
 }
 
 /** Nothing is published while any error stands, an unlogged change included (changelog/guard.ts, live.ts). */
-export function buildSite(datasetDir: string, { kit = buildKit(), siteDir }: BuildOptions = {}): BuildResult {
+export function buildSite<F extends BuildFiles = Map<string, Buffer>>(
+  datasetDir: string,
+  { kit = buildKit(), siteDir, files }: BuildOptions<F> = {},
+): BuildResult<F> {
+  const checked = checkedDataset(datasetDir, kit.checks, siteDir);
+  if (!checked.ok) return checked;
+  const { dataset, live } = checked;
+  return { ok: true, site: siteFromDataset(dataset, kit, files), dataset, live };
+}
+
+/**
+ * The dataset loaded, validated and guarded, or why it is refused. Its own function so that the
+ * files as parsed (kept for the errors' lines) are let go before the bodies are made.
+ */
+function checkedDataset(
+  datasetDir: string,
+  checks: SchemaChecks,
+  siteDir: string | undefined,
+): Exclude<BuildResult, { ok: true }> | { ok: true; dataset: Dataset; live: LiveBuildId | null } {
   const loaded = loadDataset(datasetDir);
-  const { errors, dataset } = validateDataset(loaded, kit.checks);
+  const { errors, dataset } = validateDataset(loaded, checks);
   if (!dataset) return { ok: false, errors, unlogged: [] };
   const guard = guardErrors(loaded, dataset, loaded.coverage);
   const refused = [...loaded.coverageErrors, ...guard.errors];
@@ -86,5 +134,5 @@ export function buildSite(datasetDir: string, { kit = buildKit(), siteDir }: Bui
   const live = siteDir === undefined ? null : readLiveBuild(siteDir);
   const silent = live ? unloggedAgainstLive(dataset, live) : [];
   if (live && silent.length) return { ok: false, errors: [], unlogged: silent, against: { build_id: live.build_id } };
-  return { ok: true, site: siteFromDataset(dataset, kit), dataset, live: live && { build_id: live.build_id } };
+  return { ok: true, dataset, live: live && { build_id: live.build_id } };
 }

@@ -7,10 +7,12 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { buildSite as buildSiteWith } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile/compile.ts';
 import { DATA_TERMS } from '../build/compile/openapi.ts';
-import { keptBuilds, publishSite, readPointer, rollBack } from '../build/publish/publish.ts';
+import { folderFiles } from '../build/publish/build-files.ts';
+import { keptBuilds, publishSite, publishStaged, readPointer, rollBack, stagingDir } from '../build/publish/publish.ts';
 import {
   CONTENT_ADDRESSED,
   changelogKey,
@@ -19,7 +21,7 @@ import {
   PAGE_TEMPLATES,
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
-import { buildSite, siteFromDataset } from './helpers/build.ts';
+import { buildSite, siteFromDataset, testKit } from './helpers/build.ts';
 import { bundled } from './helpers/bundles.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -241,6 +243,14 @@ describe('build', () => {
     publishSite(a, site);
     publishSite(b, again.site);
     assert.deepEqual(treeOf(a), treeOf(b));
+    // npm run build's way: each file written into a folder as it is made, then swapped in
+    const c = tempDir('det-c');
+    const files = folderFiles(stagingDir(c));
+    const streamed = buildSiteWith(join(root, 'dataset'), { kit: testKit(), files });
+    assert.ok(streamed.ok);
+    assert.equal(files.count, site.files.size);
+    assert.equal(publishStaged(c, files.dir, streamed.site.manifest).reused, false);
+    assert.deepEqual(treeOf(c), treeOf(a));
   });
 
   it('changes the build id when one number changes', () => {

@@ -12,6 +12,9 @@ import { tempDir } from './helpers/dataset.ts';
 const meta = { dataset_version: 'v1', grain_ids: ['A'], schema_version: '1.0' };
 const record = (n: number) => JSON.stringify({ grain_id: 'A', rows: Array.from({ length: 200 }, (_, i) => i * n) });
 
+/** Bodies by route, as emit takes them: each with the routes it answers. */
+const keyed = (bodies: Map<string, string>) => [...bodies].map(([route, body]) => [[route], body] as const);
+
 /** An emit with the cache in `root`, and how many encodings it had to make. */
 function emit(root: string, bodies: Map<string, string>) {
   const cache = folderEncodings(root);
@@ -23,7 +26,7 @@ function emit(root: string, bodies: Map<string, string>) {
       cache.set(k, b);
     },
   };
-  const site = emitSite(bodies, { ...meta, encodings: counted });
+  const site = emitSite(keyed(bodies), { ...meta, encodings: counted });
   return { site, made, cache };
 }
 
@@ -42,7 +45,7 @@ describe('encodings kept across builds', () => {
     assert.deepEqual([...warm.site.files], [...cold.site.files]);
     const edited = emit(root, new Map([...bodies, ['/api/grains/A', record(3)]]));
     assert.equal(edited.made, 2, 'only the edited body');
-    const none = emitSite(new Map([...bodies, ['/api/grains/A', record(3)]]), meta);
+    const none = emitSite(keyed(new Map([...bodies, ['/api/grains/A', record(3)]])), meta);
     assert.equal(edited.site.manifest.build_id, none.manifest.build_id, 'the same as with no cache');
   });
 
@@ -52,7 +55,7 @@ describe('encodings kept across builds', () => {
     const bodies = new Map([['/api/grains/A', record(1)]]);
     const site = emit(root, bodies);
     assert.equal(site.made, 2);
-    assert.equal(site.site.manifest.build_id, emitSite(bodies, meta).manifest.build_id);
+    assert.equal(site.site.manifest.build_id, emitSite(keyed(bodies), meta).manifest.build_id);
   });
 
   it("believes no entry cut short, and keeps one build's entries and nothing of another encoder", () => {

@@ -50,6 +50,10 @@ export function folderEncodings(root: string): FolderEncodings {
       });
       if (usable) used.add(nameOf(key));
     },
+    fileOf(key) {
+      const file = join(dir, nameOf(key));
+      return usable && used.has(nameOf(key)) ? file : undefined;
+    },
     keepOnlyUsed() {
       if (!usable) return;
       // only what this cache writes: entries (<hash>.<coding>.<quality>) and encoders' folders

@@ -1,11 +1,22 @@
 // Publishes a build atomically: the build is written beside the live one under a temporary name,
 // flushed, renamed into builds/<build_id>, and only then does current.json (replaced by rename)
 // point at it. A reader never sees half a build; a crash leaves the previous build serving.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { replaceFiles, swapFolder } from '../atomic-write.mjs';
-import type { EmittedSite } from '../emit/emit.ts';
-import { BUILDS_DIR, POINTER_FILE, type Pointer, parsePointer, pointerFor, readBuild } from '../site-format.ts';
+import { type EmittedSite, manifestText } from '../emit/emit.ts';
+import {
+  BUILDS_DIR,
+  MANIFEST_FILE,
+  type Manifest,
+  POINTER_FILE,
+  type Pointer,
+  parsePointer,
+  pointerFor,
+  readBuild,
+} from '../site-format.ts';
+import { folderFiles } from './build-files.ts';
 
 const KEEP_BUILDS = 3;
 
@@ -18,30 +29,58 @@ export function readPointer(outDir: string): Pointer | null {
   }
 }
 
-export function publishSite(outDir: string, site: EmittedSite): { dir: string; reused: boolean } {
-  const id = site.manifest.build_id;
-  const builds = join(outDir, BUILDS_DIR);
-  const final = join(builds, id);
-  mkdirSync(builds, { recursive: true });
-  // A folder of this id is reused only when whole: a damaged one (a file missing or cut short,
-  // which a gateway refuses) is written again (docs/operations.md, "When something goes wrong").
-  const reused = [...site.files].every(([rel, bytes]) => {
+/** The folder a build is written into before it is published (publishStaged), beside the live ones. */
+export function stagingDir(outDir: string): string {
+  // made with its first file (build-files.ts): a build refused before any is written leaves nothing
+  return join(outDir, BUILDS_DIR, `.tmp-${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * Is the folder of this build id whole (every file the manifest names, at its length)? One that is
+ * is reused; a damaged one (a file missing or cut short, which a gateway refuses) is written again
+ * (docs/operations.md, "When something goes wrong").
+ */
+function isWhole(final: string, manifest: Manifest): boolean {
+  const sized = (rel: string, length: number) => {
     const path = join(final, rel);
-    return existsSync(path) && statSync(path).size === bytes.length;
-  });
+    return existsSync(path) && statSync(path).size === length;
+  };
+  const variants = Object.values(manifest.bodies).flatMap((e) => [e.identity, e.br, e.gzip]);
+  return (
+    sized(MANIFEST_FILE, Buffer.byteLength(manifestText(manifest))) &&
+    variants.every((v) => !v || sized(v.file, v.length))
+  );
+}
+
+/** The build made live: its folder written by `stage` (unless one of its id is whole), pointed at. */
+function goLive(outDir: string, manifest: Manifest, stage: () => string): { dir: string; reused: boolean } {
+  const builds = join(outDir, BUILDS_DIR);
+  const final = join(builds, manifest.build_id);
+  const reused = isWhole(final, manifest);
   if (!reused) {
-    const tmp = join(builds, `.tmp-${id}-${process.pid}-${Date.now()}`);
-    for (const [rel, bytes] of site.files) {
-      const path = join(tmp, rel);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, bytes);
-    }
+    const staged = stage();
     // flushed, then in place of an incomplete leftover with this id, if any (atomic-write.mjs)
-    swapFolder(tmp, final, `${tmp}.old`);
+    swapFolder(staged, final, `${staged}.old`);
   }
-  pointAt(outDir, id);
-  prune(builds, id);
+  pointAt(outDir, manifest.build_id);
+  prune(builds, manifest.build_id);
   return { dir: final, reused };
+}
+
+/** A build written whole into `staged` (stagingDir, build-files.ts) made the live one. */
+export function publishStaged(outDir: string, staged: string, manifest: Manifest): { dir: string; reused: boolean } {
+  const published = goLive(outDir, manifest, () => staged);
+  if (published.reused) rmSync(staged, { recursive: true, force: true });
+  return published;
+}
+
+/** A build held in memory (emit.ts's Map) published: written into a staging folder, then swapped in. */
+export function publishSite(outDir: string, site: EmittedSite): { dir: string; reused: boolean } {
+  return goLive(outDir, site.manifest, () => {
+    const files = folderFiles(stagingDir(outDir));
+    for (const [rel, bytes] of site.files) files.set(rel, bytes);
+    return files.dir;
+  });
 }
 
 /** current.json names the build, replaced by rename: a reader sees the old pointer or the new. */
