@@ -1,65 +1,61 @@
-// npm run bench:growth [-- --classes 47 --rounds 1]
-// How the build grows with the data (docs/performance.md, Growth): the real dataset copied, and
-// --classes more classes added to it in one changelog entry drafted by the project's own drafting
-// (npm run changelog's draftChangelog), each a copy of a real class under a new id; then the build
-// CLI's bundle runs on it cold (no encodings kept), and again after a one-cell edit with its entry
-// (the encodings of the first build kept), each measured by /usr/bin/time (wall time and peak RSS).
-// The real dataset is built the same way beside it. Prints Markdown.
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// npm run bench:growth [-- --classes 47 --entries 1000 --years 20]
+// How the build and the gateway grow with the data (docs/performance.md, Growth): the real dataset,
+// the real one with --classes more added in one changelog entry, and an archive of classes, entries
+// and crop years (growth-dataset.ts: made by the project's own drafting). Each is built by the build
+// CLI's bundle cold (no encodings kept), served by a gateway (growth-gateway.ts) loaded with data
+// requests, then built again after a one-cell edit with its entry (the encodings kept) while the
+// gateway swaps it in. Prints Markdown.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
 import { draftChangelog } from '../../build/changelog/files.ts';
 import { readArgs, usageExit } from '../../build/client/cli/args.ts';
+import { POINTER_FILE } from '../../build/site-format.ts';
 import { root } from './context.ts';
+import { growthDataset } from './growth-dataset.ts';
+import { growthGateway } from './growth-gateway.ts';
 
 const spec = {
   command: 'npm run bench:growth --',
-  usage: '[--classes N] [--rounds N]',
+  usage: '[--classes N] [--entries N] [--years N] [--rounds N] [--requests N]',
   help: `
-How the build grows with the data: the real dataset, and the real dataset with N classes more added
-in one changelog entry (copies of real classes under new ids, the entry drafted as npm run changelog
-drafts it), each built by the build's bundle cold, then again after a one-cell edit with the first
-build's encodings kept; wall time and peak RSS by /usr/bin/time (docs/performance.md, Growth).
+How the build and the gateway grow with the data (docs/performance.md, Growth). Three datasets: the
+real one; the real one with N classes added in one changelog entry; and an archive of classes,
+entries and crop years made through the project's own drafting (kept under node_modules/.cache/growth
+once drafted). Each is built by the build's bundle cold, a gateway started on it and loaded with data
+requests, then one cell edited and built again with the first build's encodings kept, which the
+gateway swaps in. Wall time and peak RSS of the builds by /usr/bin/time; the gateway's by /proc.
 
-  --classes N  classes added in one entry (default 47: the rest of the guide)
-  --rounds N   builds of each dataset (default 1)
+  --classes N   classes added in one entry (default 47: the rest of the guide)
+  --entries N   the archive's changelog entries (default 1000)
+  --years N     the archive's crop years (default 20)
+  --rounds N    runs of each dataset (default 1)
+  --requests N  data requests to the gateway after its start (default 1000)
 
 Exit codes: 0 measured, 1 failed, 2 usage.`,
-  options: { classes: { type: 'string', default: '47' }, rounds: { type: 'string', default: '1' } },
+  options: {
+    classes: { type: 'string', default: '47' },
+    entries: { type: 'string', default: '1000' },
+    years: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '1' },
+    requests: { type: 'string', default: '1000' },
+  },
 } as const;
 
 const { values } = readArgs(spec);
-for (const name of ['classes', 'rounds'] as const)
+const NAMES = ['classes', 'entries', 'years', 'rounds', 'requests'] as const;
+for (const name of NAMES)
   if (!/^\d+$/.test(values[name]!) || Number(values[name]) < 1)
     usageExit(spec, `--${name} must be a whole number from 1, not "${values[name]}"`);
-const added = Number(values.classes);
-const rounds = Number(values.rounds);
-
-/** The real dataset with `n` classes more, each a real class's copy under the id SYNTH_<i>, in one entry. */
-function grownDataset(dir: string, n: number) {
-  cpSync(join(root, 'dataset'), dir, { recursive: true });
-  const index = parseDocument(readFileSync(join(dir, 'index.yaml'), 'utf8'));
-  const ids = (index.toJS() as { grains: string[] }).grains;
-  for (let i = 1; i <= n; i++) {
-    const from = ids[(i - 1) % ids.length]!;
-    const id = `SYNTH_${String(i).padStart(3, '0')}`;
-    const text = readFileSync(join(dir, 'grains', `${from}.yaml`), 'utf8');
-    writeFileSync(
-      join(dir, 'grains', `${id}.yaml`),
-      text.replace(new RegExp(`^grain_id: ${from}$`, 'm'), `grain_id: ${id}`),
-    );
-    (index.get('grains') as { add(v: string): void }).add(id);
-  }
-  writeFileSync(join(dir, 'index.yaml'), index.toString());
-  const drafted = draftChangelog(dir, {
-    summary: `${n} classes added (a synthetic growth test).`,
-    effectiveDate: '2026-11-28',
-    now: new Date('2026-11-28T00:00:00Z'),
-  });
-  if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
-}
+const [added, entries, years, rounds, requests] = NAMES.map((n) => Number(values[n])) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+const realClasses = readdirSync(join(root, 'dataset', 'grains')).length;
 
 /** One build of `dataset` into `out`, its encodings kept in `cache`: seconds and peak RSS in MiB. */
 function build(dataset: string, out: string, cache: string): { seconds: number; peakMiB: number } {
@@ -78,86 +74,88 @@ function build(dataset: string, out: string, cache: string): { seconds: number; 
 function editOneCell(dir: string) {
   const file = join(dir, 'grains', 'CWRS.yaml');
   const text = readFileSync(file, 'utf8');
-  const edited = text.replace('thresholds: [0.2, 0.3, 0.5, 1.0]', 'thresholds: [0.2, 0.3, 0.6, 1.0]');
+  const edited = text.replace(/thresholds: \[ ?0\.2, 0\.3, 0\.5, 1\.0 ?\]/, 'thresholds: [0.2, 0.3, 0.6, 1.0]');
   if (edited === text) throw new Error('the cell to edit is not in CWRS.yaml any more: pick another');
   writeFileSync(file, edited);
   const drafted = draftChangelog(dir, {
     summary: 'One cell edited (a synthetic growth test).',
-    effectiveDate: '2026-11-29',
-    now: new Date('2026-11-29T00:00:00Z'),
+    effectiveDate: '2099-01-01',
+    now: new Date('2099-01-01T00:00:00Z'),
   });
   if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
 }
 
-/**
- * The gateway (npm start's way) on the build in `site`: its resident set once /health answers,
- * in MiB, and the time from the spawn to that answer.
- */
-async function gatewayOn(site: string): Promise<{ rssMiB: number; startMs: number }> {
-  const t0 = performance.now();
-  // the embedded store and the build on disk, whatever this shell exports (REDIS_URL, UPSTREAM_URL…)
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REDIS_|UPSTREAM_)/.test(k)));
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: root,
-    env: { ...env, PORT: '0', HOST: '127.0.0.1', SITE_DIR: site, STATE_DIR: join(site, '..', 'state') },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const deadline = Date.now() + 30_000;
-  const waiting = () => {
-    if (child.exitCode !== null) throw new Error(`the gateway exited (${child.exitCode}) before answering`);
-    if (Date.now() > deadline) throw new Error('the gateway did not answer /health within 30 s');
-    return new Promise((r) => setTimeout(r, 10));
-  };
+/** The live build's files: how many, and their bytes in MB. */
+function published(site: string) {
+  const { dir } = JSON.parse(readFileSync(join(site, POINTER_FILE), 'utf8')) as { dir: string };
+  const files = readdirSync(join(site, dir), { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+  const bytes = files.reduce((n, f) => n + statSync(join(f.parentPath, f.name)).size, 0);
+  return `${(bytes / 1e6).toFixed(0)} MB, ${files.length} files`;
+}
+
+const took = (r: { seconds: number; peakMiB: number }) => `${r.seconds.toFixed(1)} s, ${r.peakMiB.toFixed(0)} MiB`;
+const mib = (n: number) => `${n.toFixed(0)} MiB`;
+
+/** One dataset measured: the row of the report. */
+async function measure(name: string, dir: string, work: string): Promise<string> {
+  const [out, cache] = [join(work, 'site'), join(work, 'cache')];
+  const cold = build(dir, out, cache);
+  const size = published(out);
+  const g = await growthGateway(out);
   try {
-    let out = '';
-    let port = 0;
-    while (!port) {
-      out += child.stdout.read()?.toString() ?? '';
-      port = Number(/"event":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
-      if (!port) await waiting();
-    }
-    child.stdout.resume();
-    while ((await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status !== 200) await waiting();
-    const startMs = performance.now() - t0;
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return { rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024, startMs };
+    const started = g.rssMiB();
+    await g.load(requests);
+    const loaded = g.rssMiB();
+    editOneCell(dir);
+    const warm = build(dir, out, cache);
+    const { build_id } = JSON.parse(readFileSync(join(out, POINTER_FILE), 'utf8')) as { build_id: string };
+    await g.serving(build_id);
+    const swap = `${mib(g.peakMiB())} peak, ${mib(g.rssMiB())} after`;
+    const gateway = `${(g.startMs / 1000).toFixed(2)} s, ${mib(started)} → ${mib(loaded)}`;
+    return `| ${name} | ${took(cold)} | ${size} | ${took(warm)} | ${gateway} | ${swap} |`;
   } finally {
-    child.kill('SIGKILL');
+    g.stop();
   }
 }
 
-const mib = (r: { seconds: number; peakMiB: number }) => `${r.seconds.toFixed(1)} s, ${r.peakMiB.toFixed(0)} MiB`;
 const work = mkdtempSync(join(tmpdir(), 'grain-growth-'));
 try {
+  const archive = { classes: realClasses + added, entries, years };
+  const datasets: [string, (dir: string) => void][] = [
+    ['the real dataset', (dir) => cpSync(join(root, 'dataset'), dir, { recursive: true })],
+    [
+      `${added} classes added in one entry`,
+      (dir) => growthDataset(root, dir, { ...archive, entries: 1, years: 1 }, log),
+    ],
+    [
+      `${archive.classes} classes, ${entries} entries, ${years} crop years`,
+      (dir) => growthDataset(root, dir, archive, log),
+    ],
+  ];
   const rows: string[] = [];
-  for (const [name, n] of [
-    ['the real dataset', 0],
-    [`${added} classes added in one entry`, added],
-  ] as const) {
+  for (const [name, make] of datasets) {
     for (let r = 0; r < rounds; r++) {
-      const dir = join(work, `dataset-${n}-${r}`);
-      if (n === 0) cpSync(join(root, 'dataset'), dir, { recursive: true });
-      else grownDataset(dir, n);
-      const [out, cache] = [join(work, `site-${n}-${r}`), join(work, `cache-${n}-${r}`)];
-      const cold = build(dir, out, cache);
-      editOneCell(dir);
-      const warm = build(dir, out, cache);
-      const g = await gatewayOn(out);
-      rows.push(
-        `| ${name} | ${mib(cold)} | ${mib(warm)} | ${g.rssMiB.toFixed(0)} MiB, ${(g.startMs / 1000).toFixed(2)} s |`,
-      );
+      const at = join(work, `${rows.length}`);
+      make(join(at, 'dataset'));
+      rows.push(await measure(name, join(at, 'dataset'), at));
+      rmSync(at, { recursive: true, force: true });
     }
   }
   console.log(
     [
       '',
-      `# ${spec.command} --classes ${added} --rounds ${rounds}`,
+      `# ${spec.command} --classes ${added} --entries ${entries} --years ${years} --requests ${requests}`,
       '',
-      '| dataset | cold build: time, peak RSS | after a one-cell edit, encodings kept | gateway: RSS, to /health |',
-      '|---|---|---|---|',
+      '| dataset | cold build: time, peak RSS | published | one cell edited, encodings kept | ' +
+        `gateway: to /health, RSS at start → after ${requests} requests | gateway while the edit is swapped in |`,
+      '|---|---|---|---|---|---|',
       ...rows,
     ].join('\n'),
   );
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+function log(line: string) {
+  console.error(line);
 }
