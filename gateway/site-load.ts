@@ -81,6 +81,12 @@ async function eachAtOnce<T>(items: readonly T[], fn: (item: T) => Promise<void>
   await Promise.all(Array.from({ length: LOAD_AT_ONCE }, worker));
 }
 const LOAD_AT_ONCE = 16;
+/**
+ * The plain form of a body clients ask for most is held too when it is small (a record, the list):
+ * read from disk, the plain record served at 0.90 of its speed from memory (docs/performance.md,
+ * Growth); a large one (the snapshot, a changelog page of long entries) is read when asked.
+ */
+const HELD_PLAIN_MAX = 64 * 1024;
 
 /**
  * The bodies whose compressed encodings are read at the load, on disk (docs/operations.md, "What
@@ -129,7 +135,11 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
   for (const e of Object.values(manifest.bodies)) {
     for (const v of [e.identity, e.br, e.gzip]) {
       if (!v) continue;
-      const read = !asked || pages.has(v.file) || (v === e.identity ? !(e.br || e.gzip) : hot.has(e));
+      const plain = v === e.identity;
+      const read =
+        !asked ||
+        pages.has(v.file) ||
+        (plain ? !(e.br || e.gzip) || (hot.has(e) && v.length <= HELD_PLAIN_MAX) : hot.has(e));
       (read ? held : cold).push(v);
     }
   }

@@ -53,7 +53,10 @@ describe('a gateway serving from SITE_DIR', () => {
       const key = await register(t.url, 'on-demand@example.com');
       const record = t.gateway.site.current.routes.get('/api/grains/CWRS')!;
       assert.ok(Buffer.isBuffer(record.br?.body) && Buffer.isBuffer(record.gzip?.body), 'br and gzip held');
-      assert.equal(record.identity.body, null, 'the plain body is not held');
+      assert.ok(Buffer.isBuffer(record.identity.body), 'and its plain form, small');
+      const snapshot = t.gateway.site.current.routes.get('/api/snapshot')!;
+      assert.ok(Buffer.isBuffer(snapshot.br?.body), 'the snapshot compressed held');
+      assert.equal(snapshot.identity.body, null, 'plain, large: read when asked');
       const changelog = (limit: number) => t.gateway.site.current.routes.get(`/api/changelog?limit=${limit}`)!;
       assert.ok(Buffer.isBuffer(changelog(20).br?.body), 'the changelog at its default limit held');
       assert.equal(changelog(3).br?.body, null, 'at another limit, read when asked');
@@ -61,21 +64,21 @@ describe('a gateway serving from SITE_DIR', () => {
       assert.equal(three.headers['content-encoding'], 'br');
       assert.equal(JSON.parse(brotliDecompressSync(three.body).toString()).count, 3);
 
-      const cwrs = entryOf('/api/grains/CWRS');
-      const onDisk = readFileSync(join(build, cwrs.identity.file));
-      const plain = await get(t.url, '/api/grains/CWRS', key);
+      const whole = entryOf('/api/snapshot');
+      const onDisk = readFileSync(join(build, whole.identity.file));
+      const plain = await get(t.url, '/api/snapshot', key);
       assert.equal(plain.status, 200);
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.headers['content-length'], String(onDisk.length));
-      assert.equal(plain.headers.etag, cwrs.identity.etag);
+      assert.equal(plain.headers.etag, whole.identity.etag);
       assert.deepEqual(plain.body, onDisk);
-      const gz = await get(t.url, '/api/grains/CWRS', key, { 'accept-encoding': 'gzip' });
+      const gz = await get(t.url, '/api/snapshot', key, { 'accept-encoding': 'gzip' });
       assert.equal(gz.headers['content-encoding'], 'gzip');
       assert.deepEqual(gunzipSync(gz.body), onDisk);
 
       // its file gone (a build pruned under the gateway): nothing inside, and br still from memory
-      rmSync(join(build, cwrs.identity.file));
-      const failed = await get(t.url, '/api/grains/CWRS', key);
+      rmSync(join(build, whole.identity.file));
+      const failed = await get(t.url, '/api/snapshot', key);
       assert.equal(failed.status, 500);
       assert.deepEqual(failed.json(), {
         error: 'Internal error.',
@@ -84,7 +87,7 @@ describe('a gateway serving from SITE_DIR', () => {
         schema_version: '1.0',
       });
       assert.doesNotMatch(failed.text(), /ENOENT|bodies\/|\.json/);
-      assert.equal((await get(t.url, '/api/grains/CWRS', key, { 'accept-encoding': 'br' })).status, 200);
+      assert.equal((await get(t.url, '/api/snapshot', key, { 'accept-encoding': 'br' })).status, 200);
     } finally {
       await t.close();
     }
