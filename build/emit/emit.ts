@@ -6,11 +6,14 @@ import {
   BODY_TYPES,
   type BodyEntry,
   type BodyKind,
+  bodyHash,
+  ENCODING_SUFFIX,
   ENCODINGS,
   type Encoding,
   isPage,
   MANIFEST_FILE,
   type Manifest,
+  strongEtag,
 } from '../site-format.ts';
 
 /** What a route's body is: JSON but the pages (site-format.ts, isPage), the assets and the client package. */
@@ -29,7 +32,6 @@ export interface EmittedSite {
 }
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-const SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' };
 
 function encode(encoding: Encoding, body: Buffer, brotliQuality: number): Buffer {
   if (encoding === 'br') {
@@ -102,23 +104,23 @@ export function emitSite(bodies: Map<string, string | Buffer>, meta: EmitOptions
       continue;
     }
     const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
-    const hash = sha(body).slice(0, 32);
+    const hash = bodyHash(body);
     hashes.set(given, hash);
     routes[key] = hash;
     if (entries.has(hash)) continue;
     const kind = kindOf(key);
     const entry: BodyEntry = {
       type: BODY_TYPES[kind],
-      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: `"${hash}"` },
+      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: strongEtag(hash) },
     };
     files.set(entry.identity.file, body);
     for (const enc of COMPRESSED.has(kind) ? [] : ENCODINGS) {
       const bytes = encodeOnce(meta.encodings, enc, body, hash, quality(key));
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
       const variant = {
-        file: `bodies/${hash}.${kind}${SUFFIX[enc]}`,
+        file: `bodies/${hash}.${kind}${ENCODING_SUFFIX[enc]}`,
         length: bytes.length,
-        etag: `"${hash}${SUFFIX[enc]}"`,
+        etag: strongEtag(hash, enc),
       };
       entry[enc] = variant;
       files.set(variant.file, bytes);

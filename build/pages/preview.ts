@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { diffRecords } from '../changelog/diff.ts';
 import { readLiveBuild } from '../changelog/live.ts';
-import { publishedRecord } from '../compile/published.ts';
+import { publishedJson } from '../compile/published.ts';
 import { COVERED_DIR, type RecordBody } from '../load/covered.ts';
 import { readAsset } from '../pack/static-bodies.ts';
 import { fileIn } from '../site-format.ts';
@@ -64,7 +64,7 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
   const files = new Map<string, string>();
   const changed: Preview['changed'] = [];
   for (const g of dataset.grains) {
-    const now = JSON.parse(JSON.stringify(publishedRecord(g))) as RecordBody;
+    const now = publishedJson(g);
     const changes = baseline ? diffRecords(g.grain_id, baseline.records.get(g.grain_id) ?? null, now) : [];
     if (changes.length) changed.push({ grain_id: g.grain_id, changes });
     const intro = html`Preview of the working tree: the marked cells differ from ${baseline?.name}.`;
