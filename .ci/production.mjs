@@ -297,7 +297,7 @@ async function containerfileReplay() {
   assert.equal(image.user, 'node', 'the runtime stage runs as the base image’s unprivileged user');
   assert.deepEqual(cmd, ['node', 'scripts/start.mjs'], 'node itself is PID 1, in exec form');
   noDevDependencies(image.workdir);
-  for (const source of ['gateway', 'build/build-cli.ts', 'dataset'])
+  for (const source of ['gateway', 'scripts/build.ts', 'dataset'])
     assert.ok(!existsSync(join(image.workdir, source)), `the runtime stage ships no ${source}`);
   say('Containerfile', 'the image’s CMD as nobody, a keyed request, the HEALTHCHECK, SIGTERM');
   const asNobody = ['--reuid=nobody', '--regid=nogroup', '--clear-groups'];

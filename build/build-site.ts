@@ -10,10 +10,10 @@ import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { changelogOrder, compileBodies, type KeyedBody } from './compile/compile.ts';
 import { buildOpenApi } from './compile/openapi.ts';
-import { linkContentAddressed, type StaticBodies, staticBodies } from './compile/static-bodies.ts';
 import { type BuildFiles, type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
 import type { DatasetError } from './load/dataset-error.ts';
 import { loadDataset } from './load/load.ts';
+import { linkContentAddressed, type StaticBodies, staticBodies } from './pack/static-bodies.ts';
 import { frontDoorBodies } from './pages/front-door.ts';
 import { type RouteName, routeOf, SCHEMA_VERSION, yearOfKey } from './site-format.ts';
 import { createSchemaChecks, type SchemaChecks } from './validate/schema-errors.ts';
@@ -23,7 +23,7 @@ import { type Dataset, validateDataset } from './validate/validate.ts';
 export interface BuildKit {
   /** The editors' schemas, compiled (validate/schema-errors.ts). */
   checks: SchemaChecks;
-  /** The bodies read from files or bundled by esbuild (compile/static-bodies.ts). */
+  /** The bodies read from files or bundled by esbuild (pack/static-bodies.ts). */
   statics: StaticBodies;
   /** Each body's encodings, kept across builds (emit.ts, EncodingCache); the same bytes without it. */
   encodings?: EncodingCache;

@@ -110,9 +110,8 @@ export function bodyPath({ pointer, manifest }: Build, route: string): string | 
 
 export const pointerFor = (buildId: string): Pointer => ({ build_id: buildId, dir: `${BUILDS_DIR}/${buildId}` });
 
-// The route table: every path the service answers, written once. The router, the metrics'
-// labels, the compiler, the clients and the OpenAPI document read it (docs/contract.md, Endpoints);
-// test/routes.test.ts holds the router to exactly these rows.
+// The route table: every path the service answers, written once, read by the router, the metrics, the compiler,
+// the clients and the OpenAPI document (docs/contract.md, Endpoints); test/routes.test.ts holds the router to it.
 
 const GET = ['GET', 'HEAD'] as const;
 export type Method = 'GET' | 'HEAD' | 'POST' | 'DELETE';
@@ -197,10 +196,8 @@ const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
 
 /** A page template the gateway fills to answer the front door's form (page-slots.ts). */
 export const isTemplate = (route: string) => (Object.values(PAGE_TEMPLATES) as string[]).includes(route);
-/**
- * Is a route's body a page (HTML)? The one answer the build types bodies by and the gateway fills
- * them by: the front door's pages, the tables' pages and the form's templates.
- */
+/** Is a route's body a page (HTML)? The one answer the build types bodies by and the gateway fills
+ * them by: the front door's pages, the tables' pages and the form's templates. */
 export function isPage(route: string): boolean {
   if (isTemplate(route)) return true;
   const name = routeOf(route);
@@ -225,10 +222,8 @@ const MATCHERS: Matcher[] = ROUTE_NAMES.map((name) => {
   return brace < 0 ? { name, kind: 'exact', prefix: path } : { name, kind: 'param', prefix: path.slice(0, brace) };
 });
 
-/**
- * The route a request target (path, with or without its query) belongs to, or null. A few string
- * comparisons and nothing allocated: the metrics ask it for every request.
- */
+/** The route a request target (path, with or without its query) belongs to, or null. A few string
+ * comparisons and nothing allocated: the metrics ask it for every request. */
 export function routeOf(target: string): RouteName | null {
   for (const m of MATCHERS) {
     if (!target.startsWith(m.prefix)) continue;
@@ -274,11 +269,9 @@ export const tableKey = (grainId: string, cropYear?: string) => {
   return cropYear ? keyOfYear(base, cropYear) : base;
 };
 
-/**
- * Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a
- * content-addressed name, `/assets/site.<12 hex digits>.css`, which never changes meaning: a cache
- * may keep it for ever. The plain name stays, as a stable alias people import or link.
- */
+/** Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a content-
+ * addressed name, `/assets/site.<12 hex digits>.css`, which never changes meaning: a cache may keep it for ever.
+ * The plain name stays, as a stable alias people import or link. */
 export const contentAddressed = (route: string, sha256: string) =>
   route.replace(/(\.[a-z]+)$/, `.${sha256.slice(0, 12)}$1`);
 const FOLDERS = [ROUTES.assets.path, ROUTES.client.path].map((p) => p.slice(0, -1)).join('|');
@@ -286,15 +279,22 @@ export const CONTENT_ADDRESSED = new RegExp(`^(?:${FOLDERS})[^/]+\\.[0-9a-f]{12}
 /** A page's link (`src` or `href`) to a file in the folders above. */
 export const CONTENT_LINK = new RegExp(`(src|href)="((?:${FOLDERS})[^"]+)"`, 'g');
 
-/**
- * Who may keep a route's answer, and how long (docs/operations.md, "Behind a CDN"): `private`, the
- * key holder only, revalidated each time (the data); `immutable`, anyone, for a year (the
- * content-addressed files); `shared`, anyone, for a short lifetime, then revalidated (the pages,
- * the OpenAPI document and the plain names of the files).
- */
+/** Who may keep a route's answer, and how long (docs/operations.md, "Behind a CDN"): `private`, the key holder
+ * only, revalidated each time (the data); `immutable`, anyone, for a year (the content-addressed files); `shared`,
+ * anyone, for a short lifetime, then revalidated (the pages, the OpenAPI document and the files' plain names). */
 export type CacheClass = 'private' | 'immutable' | 'shared';
 export function cacheClassOf(route: string): CacheClass {
   if (CONTENT_ADDRESSED.test(route)) return 'immutable';
   const name = routeOf(route);
   return name && ROUTES[name].access === 'key' ? 'private' : 'shared';
 }
+
+// A body's name and strong ETag, made the same way by the build (emit/emit.ts) and the gateway (a filled page).
+/** What a compressed form adds to its body's hash, in its file's name and in its ETag. */
+export const ENCODING_SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' };
+/** A body's hash, the build's and the gateway's (a page it fills): its SHA-256's first 32 hex digits. node:crypto
+ * is asked for when called, not imported, as the browser modules bundle this file too. */
+export const bodyHash = (body: Buffer | string): string =>
+  process.getBuiltinModule('node:crypto').createHash('sha256').update(body).digest('hex').slice(0, 32);
+/** A body's strong ETag in an encoding, from its hash: `"<hash>"`, `"<hash>.br"`, `"<hash>.gz"`. */
+export const strongEtag = (hash: string, encoding: Encoding = 'identity') => `"${hash}${ENCODING_SUFFIX[encoding]}"`;

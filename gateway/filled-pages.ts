@@ -4,10 +4,15 @@
 // once, when its build is loaded (site.ts). Without it, the origin is the one a request was sent
 // to: such a page is made per origin and kept (a few in practice; the bound keeps made-up Host
 // headers from growing it), and is private, so no shared cache can hand one Host's page to another.
-import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { EXAMPLE_REQUESTS_USED, fillSlots, type SlotValues, TEMPLATE_SLOT } from '../build/site-format.ts';
+import {
+  EXAMPLE_REQUESTS_USED,
+  fillSlots,
+  type SlotValues,
+  bodyHash as sha,
+  TEMPLATE_SLOT,
+} from '../build/site-format.ts';
 import type { Resource, Variant } from './resource.ts';
 
 const ORIGINS_KEPT = 32;
@@ -78,8 +83,6 @@ export function pageResource(page: PageTemplate, origin: string, compress: boole
   const gzip = page.variantOf(gzipSync(body, { level: 6 }), `"${tag}.gz"`, 'gzip');
   return { identity, br, gzip };
 }
-
-const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 32);
 
 type PageFigures = SlotValues<'rate_limit_per_hour' | 'rate_limit_remaining_example' | 'register_limit_per_hour'>;
 

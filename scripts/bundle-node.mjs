@@ -26,7 +26,7 @@ export class BundleError extends Error {}
 export const ENTRIES = {
   gateway: 'gateway/index.ts',
   startup: 'gateway/startup.ts',
-  build: 'build/build-cli.ts',
+  build: 'scripts/build.ts',
   backup: 'scripts/backup.ts',
   accounts: 'scripts/accounts.ts',
   rollback: 'scripts/rollback.ts',

@@ -1,10 +1,10 @@
-// npm run client:pack: writes the client package's tarball (build/client/package/pack.ts) to
+// npm run client:pack: writes the client package's tarball (build/pack/pack.ts) to
 // dist/grain-tables-client-<version>.tgz, and prints its path as the last line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArgs } from '../build/client/cli/args.ts';
-import { CLIENT_PACKAGE, clientTarball } from '../build/client/package/pack.ts';
 import { CLIENT_VERSION } from '../build/client/package/version.ts';
+import { CLIENT_PACKAGE, clientTarball } from '../build/pack/pack.ts';
 import { projectRoot } from '../build/project-root.mjs';
 
 readArgs({

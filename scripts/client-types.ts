@@ -1,11 +1,11 @@
-// npm run client:types: writes the client package's declarations (build/client/package/declarations.ts)
-// into build/client/package/types/, replacing what was there. Run it after changing build/client/ or
+// npm run client:types: writes the client package's declarations (build/pack/declarations.ts)
+// into build/client/types/, replacing what was there. Run it after changing build/client/ or
 // a response schema, and commit the result; the tests fail while they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readArgs } from '../build/client/cli/args.ts';
-import { clientDeclarations } from '../build/client/package/declarations.ts';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { clientDeclarations } from '../build/pack/declarations.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 import { projectRoot } from '../build/project-root.mjs';
 
 readArgs({

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 
 export const MAX_LINE = 120;
 
@@ -24,7 +24,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.mjs', '*.js'])
     .toString()
     .split('\n')
-    // generated declarations are the compiler's lines (build/client/package/declarations.ts)
+    // generated declarations are the compiler's lines (build/pack/declarations.ts)
     .filter((f) => f && !f.startsWith('node_modules/') && !f.startsWith(`${TYPES_DIR}/`));
   const long = longLines(files);
   for (const l of long) console.error(l);

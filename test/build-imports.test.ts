@@ -1,8 +1,8 @@
 // tier: full (each build module imported in a child process of its own)
 // No build module runs code when it is imported: importing one reads no file, compiles no schema
 // and ends no process, so a caller (a test, the preview, the gateway's tests) decides when the work
-// is done and with what. The command lines (*-cli.ts, the package's bin) are the exception: running
-// is what they are for. Every module is imported in a child process started in an empty folder with
+// is done and with what. The package's bin (entry-bin.ts) is the exception, as are the commands in
+// scripts/: running is what they are for. Every module is imported in a child process started in an empty folder with
 // an empty environment, with node:fs, ajv's compile and process.exit watched: a call made from a
 // build module's own code (its frame on the stack) while it is imported is named.
 import assert from 'node:assert/strict';
@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 
 const root = join(import.meta.dirname, '..');
-const ENTRY = /(-cli\.ts|entry-bin\.ts)$/;
+const ENTRY = /entry-bin\.ts$/;
 
 const modules = readdirSync(join(root, 'build'), { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile() && /\.(ts|mjs)$/.test(e.name))

@@ -77,7 +77,7 @@ describe('npm run check-authority with the authority out of reach', () => {
   it('names the cause once, and the option that checks saved pages', () => {
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx', join(root, 'build/import/check-cli.ts'), '--dataset', dataset],
+      ['--import', 'tsx', join(root, 'scripts/check-authority.ts'), '--dataset', dataset],
       { encoding: 'utf8', cwd: root },
     );
     assert.equal(run.status, 1);

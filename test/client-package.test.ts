@@ -11,11 +11,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { grade } from '../build/client/grade.ts';
-import { clientDeclarations } from '../build/client/package/declarations.ts';
-import { clientTarball } from '../build/client/package/pack.ts';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
-import type * as Published from '../build/client/package/types/types.js';
 import { CLIENT_VERSION } from '../build/client/package/version.ts';
+import type * as Published from '../build/client/types/types.js';
+import { clientDeclarations } from '../build/pack/declarations.ts';
+import { clientTarball } from '../build/pack/pack.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 import {
   BODY_TYPES,
   bodyPath,
@@ -170,7 +170,7 @@ describe('the client package', () => {
   });
 
   it("runs its README's example in a strict TypeScript consumer, which a missing field or code fails", async () => {
-    const readme = readFileSync(join(root, 'build/client/package/README.md'), 'utf8');
+    const readme = readFileSync(join(root, 'build/client/README.md'), 'utf8');
     const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
     const dir = join(consumer, 'ts');
     mkdirSync(dir);

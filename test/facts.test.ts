@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 import {
   AUTH_CHALLENGE,
   GRAIN_ID_PATTERN,
@@ -56,7 +56,7 @@ function sources(dir: string): string[] {
     readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
       .filter((e) => e.isFile() && /\.(ts|js|mjs)$/.test(e.name))
       .map((e) => relative(root, join(e.parentPath, e.name)))
-      // the client package's declarations are the compiler's output, not a source (client/package/package-layout.ts)
+      // the client package's declarations are the compiler's output, not a source (build/pack/package-layout.ts)
       .filter((file) => !file.startsWith(`${TYPES_DIR}/`))
   );
 }

@@ -410,14 +410,10 @@ describe('draft grain files', () => {
     const out = tempDir('import');
     mkdirSync(join(out, 'grains'));
     const run = (args: string[]) =>
-      spawnSync(
-        process.execPath,
-        ['--import', 'tsx', join(root, 'build/import/import-cli.ts'), ...args, '--out', out],
-        {
-          encoding: 'utf8',
-          cwd: root,
-        },
-      );
+      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/import.ts'), ...args, '--out', out], {
+        encoding: 'utf8',
+        cwd: root,
+      });
     const ambiguous = run([join(fixtures, 'two-section-page.html'), 'CWT']);
     assert.equal(ambiguous.status, 2);
     assert.match(ambiguous.stderr, /--section "Oats, Canada Western Test Yellow or Mixed \(CWT\)"/);
@@ -487,7 +483,7 @@ suite('the shared authority pages', !existsSync(shared) && 'no ../shared/authori
     const run = (dataset: string) =>
       spawnSync(
         process.execPath,
-        ['--import', 'tsx', join(root, 'build/import/check-cli.ts'), '--pages', shared, '--dataset', dataset],
+        ['--import', 'tsx', join(root, 'scripts/check-authority.ts'), '--pages', shared, '--dataset', dataset],
         { encoding: 'utf8', cwd: root },
       );
     const clean = run(join(root, 'dataset'));

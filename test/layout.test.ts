@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { TYPES_DIR } from '../build/client/package/package-layout.ts';
+import { TYPES_DIR } from '../build/pack/package-layout.ts';
 import { ROUTE_NAMES, ROUTES } from '../build/site-format.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -18,7 +18,7 @@ function sources(dir: string, ends = ['.ts']): string[] {
     readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
       .filter((e) => e.isFile() && ends.some((end) => e.name.endsWith(end)))
       .map((e) => relative(root, join(e.parentPath, e.name)))
-      // the client package's declarations are the compiler's output, not a source (client/package/package-layout.ts)
+      // the client package's declarations are the compiler's output, not a source (build/pack/package-layout.ts)
       .filter((file) => !file.startsWith(`${TYPES_DIR}/`))
       .sort()
   );
@@ -145,5 +145,77 @@ describe('layout', () => {
       .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length - 1 }))
       .filter((f) => f.lines > 300);
     assert.deepEqual(long, []);
+  });
+});
+
+/**
+ * Which folders of build/ each folder may import, besides its own files and build/'s root files: the
+ * stages as data flows through them, and the client package (client/) importing none, so that the
+ * build and the package share its grading core without either reaching back. A new folder needs a row.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  client: [],
+  schema: ['client'],
+  load: [],
+  validate: ['client', 'load', 'schema'],
+  compile: ['client', 'load', 'schema', 'validate'],
+  emit: [],
+  publish: ['emit'],
+  changelog: ['compile', 'load', 'publish', 'validate'],
+  pack: ['client', 'schema'],
+  pages: ['changelog', 'client', 'compile', 'load', 'pack', 'validate'],
+  import: ['client', 'load', 'validate'],
+};
+/** build/'s root files the package may import: the contract with the service and what it re-exports. */
+const PACKAGE_MAY_IMPORT = ['atomic-write.mjs', 'site-format.ts', 'types.ts'];
+/** The package's parts only its packing (pack/) and the commands (scripts/) may import: its entries and its CLI. */
+const PACKAGE_OWN = ['build/client/package/', 'build/client/cli/'];
+
+const folderOf = (file: string) => (file.split('/').length > 2 ? file.split('/')[1]! : null);
+
+describe('which folders import which', () => {
+  it('the table itself has no circle, and names every folder of build/', () => {
+    /** The folders the table lets `folder` reach, through any number of rows. */
+    const reached = (folder: string, seen = new Set<string>()): Set<string> => {
+      for (const next of MAY_IMPORT[folder]!) if (!seen.has(next)) reached(next, seen.add(next));
+      return seen;
+    };
+    assert.deepEqual(
+      Object.keys(MAY_IMPORT).filter((f) => reached(f).has(f)),
+      [],
+    );
+    const folders = new Set(sources('build', ['.ts', '.mjs']).flatMap((f) => folderOf(f) ?? []));
+    assert.deepEqual([...folders].sort(), Object.keys(MAY_IMPORT).sort());
+  });
+
+  it("each folder of build/ imports only the folders its row names; the package, only build/'s shared files", () => {
+    const offending = sources('build', ['.ts', '.mjs']).flatMap((file) => {
+      const from = folderOf(file);
+      if (from === null) return [];
+      return importsOf(file).flatMap(({ spec }) => {
+        const target = resolveSpec(file, spec);
+        if (!target.startsWith('build/')) return [];
+        const to = folderOf(target);
+        if (to === from) return [];
+        const allowed =
+          to === null
+            ? from !== 'client' || PACKAGE_MAY_IMPORT.includes(target.slice('build/'.length))
+            : MAY_IMPORT[from]!.includes(to);
+        return allowed ? [] : [`${file} → ${target}`];
+      });
+    });
+    assert.deepEqual(offending, []);
+  });
+
+  it('nothing outside the package imports its entries or its CLI but the packing and the commands', () => {
+    const offending = [...sources('build', ['.ts', '.mjs']), ...sources('gateway')].flatMap((file) =>
+      file.startsWith('build/client/') || file.startsWith('build/pack/')
+        ? []
+        : importsOf(file)
+            .map(({ spec }) => resolveSpec(file, spec))
+            .filter((target) => PACKAGE_OWN.some((own) => target.startsWith(own)))
+            .map((target) => `${file} → ${target}`),
+    );
+    assert.deepEqual(offending, []);
   });
 });

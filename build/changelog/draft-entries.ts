@@ -3,8 +3,9 @@
 // records'), each with the changed values as data; and what the changelog then covers.
 import { Document, isMap, isSeq } from 'yaml';
 import { changelogOrder } from '../compile/compile.ts';
-import { publishedRecord } from '../compile/published.ts';
-import type { Coverage, RecordBody } from '../load/covered.ts';
+import { publishedJson } from '../compile/published.ts';
+import type { Coverage } from '../load/covered.ts';
+import { slug } from '../slug.ts';
 import type { Change, SourceEntry } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { entryDigest } from './coverage.ts';
@@ -18,14 +19,6 @@ export interface DraftOptions {
   now: Date;
 }
 
-const slug = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim()
-    .split(' ')
-    .slice(0, 6)
-    .join('-') || 'update';
 const seconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
 
 export function draftEntries(
@@ -36,11 +29,11 @@ export function draftEntries(
 ): { entries: SourceEntry[]; coverage: Coverage } {
   const after = new Map(dataset.grains.map((g) => [g.grain_id, g]));
   const order = [...after.keys()];
-  const cropYearOf = (id: string) =>
+  const yearOfClass = (id: string) =>
     after.get(id)?.effective_crop_year ??
     ((coverage.records.get(id)?.record as { effective_crop_year?: string } | null)?.effective_crop_year || 'unknown');
   const byYear = new Map<string, Unlogged[]>();
-  for (const u of unlogged) byYear.set(cropYearOf(u.grain_id), [...(byYear.get(cropYearOf(u.grain_id)) ?? []), u]);
+  for (const u of unlogged) byYear.set(yearOfClass(u.grain_id), [...(byYear.get(yearOfClass(u.grain_id)) ?? []), u]);
 
   const taken = new Set(dataset.changelog.map((e) => e.id));
   const fresh = (base: string) => {
@@ -56,7 +49,7 @@ export function draftEntries(
     const named = byYear.get(year)!.sort((a, b) => rank(order, a.grain_id) - rank(order, b.grain_id));
     const summary = [opts.summary, recheckSentence(named.filter(isRecheck), year)].filter(Boolean).join(' ');
     const suffix = byYear.size > 1 ? `-${year.replace('/', '-')}` : '';
-    const id = fresh(`${opts.effectiveDate}-${slug(summary)}${suffix}`);
+    const id = fresh(`${opts.effectiveDate}-${slug(summary, { separator: '-', words: 6 }) || 'update'}${suffix}`);
     entries.push({
       id,
       crop_year: year,
@@ -74,7 +67,7 @@ export function draftEntries(
       if (g && before && typeof left === 'string' && left !== g.effective_crop_year) {
         past.set(u.grain_id, new Map([...(past.get(u.grain_id) ?? []), [left, before]]));
       }
-      records.set(u.grain_id, { covered_by: id, record: g ? asBody(g) : null });
+      records.set(u.grain_id, { covered_by: id, record: g ? publishedJson(g) : null });
     }
   }
   return {
@@ -104,7 +97,6 @@ function recheckSentence(rechecked: Unlogged[], year: string): string {
 }
 
 const rank = (order: string[], id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
-const asBody = (g: Dataset['grains'][number]) => JSON.parse(JSON.stringify(publishedRecord(g))) as RecordBody;
 
 /**
  * What the changelog covers on a dataset that never recorded it: each class as it is now, covered
@@ -116,7 +108,7 @@ export function baselineCoverage(dataset: Dataset): { coverage?: Coverage; uncov
   const uncovered: string[] = [];
   for (const g of dataset.grains) {
     const entry = newest.find((e) => e.grain_ids_affected.includes(g.grain_id));
-    if (entry) records.set(g.grain_id, { covered_by: entry.id, record: asBody(g) });
+    if (entry) records.set(g.grain_id, { covered_by: entry.id, record: publishedJson(g) });
     else uncovered.push(g.grain_id);
   }
   if (uncovered.length) return { uncovered };

@@ -4,9 +4,9 @@
 // It compares what clients receive (the published record), so a change the code makes to every
 // record is caught as surely as an editor's.
 
-import { publishedRecord } from '../compile/published.ts';
+import { publishedJson } from '../compile/published.ts';
 import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordBody } from '../load/covered.ts';
-import type { DatasetError } from '../load/dataset-error.ts';
+import { type DatasetError, datasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { Change } from '../types.ts';
 import { entryYearProblems } from '../validate/crop-years.ts';
@@ -28,14 +28,29 @@ export const DRAFT_COMMAND = 'npm run changelog -- --summary "<what changed, in 
  * names old values of a class the changelog has never covered (a live build's records).
  */
 export function unloggedChanges(dataset: Dataset, coverage: Coverage, fallback?: Map<string, RecordBody>): Unlogged[] {
-  const out: Unlogged[] = [];
-  const now = new Map(dataset.grains.map((g) => [g.grain_id, publishedRecord(g)]));
-  for (const id of [...new Set([...now.keys(), ...coverage.records.keys()])]) {
+  const before = (id: string) => {
     const covered = coverage.records.get(id);
-    const before = covered ? covered.record : (fallback?.get(id) ?? null);
-    const after = now.has(id) ? (JSON.parse(JSON.stringify(now.get(id))) as RecordBody) : null;
-    if (JSON.stringify(before) === JSON.stringify(after)) continue;
-    const changes = diffRecords(id, before, after);
+    return covered ? covered.record : (fallback?.get(id) ?? null);
+  };
+  return changedRecords(dataset, coverage.records.keys(), before);
+}
+
+/**
+ * Every class of the dataset, or of `others` (classes it may have dropped), whose published record
+ * differs from `before`'s, with its changes; `named` passes over a class an entry names.
+ */
+export function changedRecords(
+  dataset: Dataset,
+  others: Iterable<string>,
+  before: (id: string) => RecordBody | null,
+  named: (id: string) => boolean = () => false,
+): Unlogged[] {
+  const out: Unlogged[] = [];
+  const now = new Map(dataset.grains.map((g) => [g.grain_id, publishedJson(g)]));
+  for (const id of new Set([...now.keys(), ...others])) {
+    const [from, to] = [before(id), now.get(id) ?? null];
+    if (named(id) || JSON.stringify(from) === JSON.stringify(to)) continue;
+    const changes = diffRecords(id, from, to);
     // Same values in another order is still other bytes to a client that compares them.
     out.push({ grain_id: id, changes: changes.length ? changes : [reordered(id)] });
   }
@@ -124,13 +139,8 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
   for (const [id, c] of coverage.records) {
     const entry = dataset.changelog.find((e) => e.id === c.covered_by);
     if (!entry?.grain_ids_affected.includes(id)) {
-      errors.push({
-        file: `${COVERED_DIR}/${id}.json`,
-        line: 1,
-        column: 1,
-        field: 'covered_by',
-        message: `"${c.covered_by}" is not a changelog entry naming ${id}; restore the file from version control`,
-      });
+      const message = `"${c.covered_by}" is not a changelog entry naming ${id}; restore the file from version control`;
+      errors.push(datasetError(`${COVERED_DIR}/${id}.json`, 'covered_by', message));
     }
   }
   return errors;

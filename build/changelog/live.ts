@@ -3,7 +3,6 @@
 // by an entry the live build does not have yet (docs/dataset-editing.md, "Every change has an entry").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { publishedRecord } from '../compile/published.ts';
 import type { RecordBody } from '../load/covered.ts';
 import { readPointer } from '../publish/publish.ts';
 import {
@@ -17,7 +16,7 @@ import {
 } from '../site-format.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { diffRecords } from './diff.ts';
-import type { Unlogged } from './guard.ts';
+import { changedRecords, type Unlogged } from './guard.ts';
 
 export interface LiveBuild {
   build_id: string;
@@ -56,13 +55,8 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
 /** Records that differ from the live build's with no entry the live build lacks naming their class. */
 export function unloggedAgainstLive(dataset: Dataset, live: LiveBuild): Unlogged[] {
   const named = new Set(dataset.changelog.filter((e) => !live.entryIds.has(e.id)).flatMap((e) => e.grain_ids_affected));
-  const now = new Map(dataset.grains.map((g) => [g.grain_id, JSON.parse(JSON.stringify(publishedRecord(g)))]));
-  const out: Unlogged[] = [];
-  for (const id of new Set([...live.records.keys(), ...now.keys()])) {
-    const [before, after] = [live.records.get(id) ?? null, (now.get(id) as RecordBody | undefined) ?? null];
-    if (named.has(id) || JSON.stringify(before) === JSON.stringify(after)) continue;
-    out.push({ grain_id: id, changes: diffRecords(id, before, after) });
-  }
+  const before = (id: string) => live.records.get(id) ?? null;
+  const out = changedRecords(dataset, live.records.keys(), before, (id) => named.has(id));
   // A past crop year's record the live build publishes is never changed or dropped: covered/past/
   // is written only by npm run changelog, when a record leaves its year (docs/contract.md, Crop years).
   for (const g of dataset.grains) {

@@ -2,6 +2,7 @@
 // document: its id, tag and words, parameters and answers. Paths, methods and whether a key is
 // needed come from the table itself (openapi.ts).
 
+import { cropYear } from '../schema/parts.ts';
 import {
   API_KEY_HEADER,
   CHANGELOG_DEFAULT_LIMIT,
@@ -47,7 +48,7 @@ export function operations(ids: string[], liveKeyCap: number) {
     in: 'query',
     required: false,
     description: `${description}; written 2025/26 (the slash may be sent as %2F)`,
-    schema: { type: 'string', pattern: '^\\d{4}/\\d{2}$', examples: ['2025/26'] },
+    schema: { ...cropYear, examples: ['2025/26'] },
   });
   const ops: Partial<Record<RouteName, OperationText & Record<string, unknown>>> = {
     register: {

@@ -7,11 +7,14 @@ import {
   BODY_TYPES,
   type BodyEntry,
   type BodyKind,
+  bodyHash,
+  ENCODING_SUFFIX,
   ENCODINGS,
   type Encoding,
   isPage,
   MANIFEST_FILE,
   type Manifest,
+  strongEtag,
 } from '../site-format.ts';
 
 /** What a route's body is: JSON but the pages (site-format.ts, isPage), the assets and the client package. */
@@ -36,7 +39,6 @@ export interface EmittedSite<F extends BuildFiles = Map<string, Buffer>> {
 }
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-const SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' };
 
 /**
  * The compression a body gets: `small`, the smallest form, for the few bodies clients sync and
@@ -120,7 +122,7 @@ export function emitSite<F extends BuildFiles = Map<string, Buffer>>(
   const routes = new Map<string, string>();
   for (const [keys, given] of bodies) {
     const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
-    const hash = sha(body).slice(0, 32);
+    const hash = bodyHash(body);
     for (const key of keys) {
       if (routes.has(key)) throw new Error(`${key} is given two bodies`);
       routes.set(key, hash);
@@ -134,7 +136,7 @@ export function emitSite<F extends BuildFiles = Map<string, Buffer>>(
     }
     const entry: BodyEntry = {
       type: BODY_TYPES[kind],
-      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: `"${hash}"` },
+      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: strongEtag(hash) },
     };
     files.set(entry.identity.file, body);
     // the effort of the route that sorts first: one body given under two keys is compressed once
@@ -143,9 +145,9 @@ export function emitSite<F extends BuildFiles = Map<string, Buffer>>(
       const { bytes, file } = encodeOnce(meta.encodings, enc, body, hash, levels[enc]);
       if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
       const variant = {
-        file: `bodies/${hash}.${kind}${SUFFIX[enc]}`,
+        file: `bodies/${hash}.${kind}${ENCODING_SUFFIX[enc]}`,
         length: bytes.length,
-        etag: `"${hash}${SUFFIX[enc]}"`,
+        etag: strongEtag(hash, enc),
       };
       entry[enc] = variant;
       files.set(variant.file, bytes, file);

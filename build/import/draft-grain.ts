@@ -2,17 +2,11 @@
 // What the page states is written as printed; what needs judgement (ids, aggregates, fall-through
 // conditions, variety tracks) is proposed, and on an update the editor's earlier choices are kept.
 
+import { slug } from '../slug.ts';
 import type { Direction, SourceFactor, SourceGrain } from '../types.ts';
 import { cellFromAuthority } from '../validate/cells.ts';
 import { normalise, PageError, type PageRow, type PageSection, type PageTable } from './parse-page.ts';
-import {
-  proposeAggregates,
-  proposeColours,
-  proposeConditions,
-  proposeFloorRules,
-  proposeTracks,
-  slug,
-} from './propose.ts';
+import { proposeAggregates, proposeColours, proposeConditions, proposeFloorRules, proposeTracks } from './propose.ts';
 
 export type { SourceFactor, SourceGrain } from '../types.ts';
 

@@ -2,16 +2,11 @@
 // Workflow): ids, the rows a Total sums, a fall-through's conditions, the variety tracks, the
 // colours and the factors a grade floor governs. On an update the editor's earlier choice is kept
 // by the caller (draft-grain.ts) or here, where the proposal and the kept choice meet.
+import { slug } from '../slug.ts';
 import type { SourceFactor, SourceGrain } from '../types.ts';
 import type { PageRow, PageSection } from './parse-page.ts';
 
 /** An id proposed from a label: "Sprouted, severely" → sprouted_severely. */
-export const slug = (s: string) =>
-  s
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
 
 const words = (s: string) =>
   s

@@ -4,13 +4,11 @@
 // covers (`git show HEAD:dataset/covered/<id>.json`). It renders a dataset the build would refuse
 // (an unlogged change is what an editor reviews) and never publishes.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { diffRecords } from '../changelog/diff.ts';
 import { readLiveBuild } from '../changelog/live.ts';
-import { publishedRecord } from '../compile/published.ts';
+import { publishedJson } from '../compile/published.ts';
 import { COVERED_DIR, type RecordBody } from '../load/covered.ts';
-import { projectRoot } from '../project-root.mjs';
+import { readAsset } from '../pack/static-bodies.ts';
 import { fileIn } from '../site-format.ts';
 import type { Change } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
@@ -66,7 +64,7 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
   const files = new Map<string, string>();
   const changed: Preview['changed'] = [];
   for (const g of dataset.grains) {
-    const now = JSON.parse(JSON.stringify(publishedRecord(g))) as RecordBody;
+    const now = publishedJson(g);
     const changes = baseline ? diffRecords(g.grain_id, baseline.records.get(g.grain_id) ?? null, now) : [];
     if (changes.length) changed.push({ grain_id: g.grain_id, changes });
     const intro = html`Preview of the working tree: the marked cells differ from ${baseline?.name}.`;
@@ -79,7 +77,6 @@ export function renderPreview(dataset: Dataset, baseline: Baseline | null): Prev
     files.set(`tables/${page(g.grain_id)}`, localLinks(text));
   }
   files.set('tables/index.html', localLinks(renderTablesIndex(dataset.grains, page, { changelog: dataset.changelog })));
-  for (const name of ASSETS)
-    files.set(`assets/${name}`, readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8'));
+  for (const name of ASSETS) files.set(`assets/${name}`, readAsset(name));
   return { files, changed };
 }

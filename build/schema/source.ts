@@ -5,6 +5,7 @@ import { CONDITION_PATTERN } from '../client/outcome-condition.ts';
 import { GRAIN_ID_PATTERN } from '../site-format.ts';
 import {
   coverageEnum,
+  cropYear as cropYearPart,
   directionEnum,
   footnoteEffectEnum,
   kindEnum,
@@ -20,7 +21,7 @@ const id = {
   pattern: '^[a-z][a-z0-9_]*$',
   description: 'lower snake case, e.g. total_foreign_material',
 } as const;
-const cropYear = { type: 'string', pattern: '^\\d{4}/\\d{2}$', description: 'a crop year such as 2025/26' } as const;
+const cropYear = { ...cropYearPart, description: 'a crop year such as 2025/26' } as const;
 const timestamp = {
   type: 'string',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',

@@ -60,7 +60,7 @@ function partialOf(o: {
   return { of: parts as string[], key: o.partial_key };
 }
 
-function printedNumber(ctx: CellContext, at: (string | number)[]): { value: number; decimals: number } | string {
+function readPrintedNumber(ctx: CellContext, at: (string | number)[]): { value: number; decimals: number } | string {
   const text = ctx.source(at);
   if (text === undefined || !PRINTED_NUMBER.test(text)) {
     return (
@@ -73,7 +73,7 @@ function printedNumber(ctx: CellContext, at: (string | number)[]): { value: numb
 
 export function readCell(raw: unknown, ctx: CellContext): CellResult {
   if (typeof raw === 'number') {
-    const n = printedNumber(ctx, []);
+    const n = readPrintedNumber(ctx, []);
     return typeof n === 'string' ? { error: n } : { ok: threshold('numeric', n.value, { decimals: n.decimals }) };
   }
   if (typeof raw === 'string') {
@@ -121,13 +121,13 @@ export function readCell(raw: unknown, ctx: CellContext): CellResult {
     switch (type) {
       case 'numeric': {
         if (typeof o.value !== 'number') return { error: 'a numeric cell needs a number in value', at: ['value'] };
-        const n = printedNumber(ctx, ['value']);
+        const n = readPrintedNumber(ctx, ['value']);
         if (typeof n === 'string') return { error: n, at: ['value'] };
         let value_alt: number | null = null;
         if (o.value_alt !== undefined) {
           if (!ctx.hasAltUnit)
             return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
-          const a = printedNumber(ctx, ['value_alt']);
+          const a = readPrintedNumber(ctx, ['value_alt']);
           if (typeof a === 'string') return { error: a, at: ['value_alt'] };
           value_alt = a.value;
         }

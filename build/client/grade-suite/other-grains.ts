@@ -1,7 +1,7 @@
 // Canola, barley (two tracks), corn and soybeans (colours), read off the authority's pages:
 // regions, tracks, colours and the footnotes that change a grade. decided_by names row and column.
 import { E, F, G, group, type SuiteGroup, U } from './define.ts';
-import { TFM } from './wheat-west-1.ts';
+import { TFM } from './sample-parts.ts';
 
 const hulless = (region: 'CW' | 'CE', tw: string) => ({
   track: 'hulless',

@@ -1,7 +1,7 @@
 // Eastern wheat (CERS, CEHRW, CESRW, CEAD, CEWW, CEOW, CEFD): each answer read off the class's
 // primary grade determination table on the authority's page; decided_by names the row and column.
 import { E, F, G, group, type SuiteGroup, U } from './define.ts';
-import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './wheat-west-1.ts';
+import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './sample-parts.ts';
 
 const smudgeTotals = zero(TFM, THB, 'total_smudge', TSB);
 

@@ -1,14 +1,7 @@
 // Western wheat (CWRS, CWAD, CPSR): each answer read off the class's primary grade
 // determination table on the authority's page; decided_by names the table, row and column.
 import { E, F, G, group, type SuiteGroup, U } from './define.ts';
-
-export const TFM = 'total_foreign_material';
-export const THB = 'total_heated_binburnt_severely_mildewed_rotted_mouldy';
-export const TWOC = 'total_wheats_of_other_classes_or_varieties_and_contrasting_classes';
-export const TSB = 'total_smudge_and_blackpoint';
-export const zero = (...ids: string[]) => Object.fromEntries(ids.map((id) => [id, 0]));
-export const judged = (grade: string) => ({ degree_of_soundness: grade, variety: grade });
-export const mildew = { degree_of_soundness: 'mildew' };
+import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './sample-parts.ts';
 
 export const westWheat1: SuiteGroup[] = [
   group(

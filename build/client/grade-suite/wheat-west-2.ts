@@ -1,7 +1,7 @@
 // Western wheat (CWSWS, CWES, CPSW, CNHR, CWSP): each answer read off the class's primary grade
 // determination table on the authority's page; decided_by names the table, row and column.
 import { E, F, G, group, type SuiteGroup, U } from './define.ts';
-import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './wheat-west-1.ts';
+import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './sample-parts.ts';
 
 const appearance = 'Consider overall appearance';
 const cwesSmudge = { values: { minimum_test_weight: 73, smudge: 1.5, [TSB]: 1.5 } };

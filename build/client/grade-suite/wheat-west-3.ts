@@ -1,7 +1,7 @@
 // Western wheat (CWHWS, CWRW): each answer read off the class's primary grade determination table
 // on the authority's page; decided_by names the table, row and column.
 import { F, G, group, type SuiteGroup, U } from './define.ts';
-import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './wheat-west-1.ts';
+import { judged, mildew, TFM, THB, TSB, TWOC, zero } from './sample-parts.ts';
 
 export const westWheat3: SuiteGroup[] = [
   group(

@@ -1,18 +1,19 @@
 // The bodies that come from files rather than the dataset: the pages' stylesheet, scripts and
-// icon as written, the code that runs at the user's bundled by esbuild (client-bundle.ts), and the client
-// package's tarball (client/package/pack.ts). Each is
-// served under its plain name and under a content-addressed one (site-format.ts); the pages link
-// the content-addressed names (linkContentAddressed). Not pure: it reads the files; deterministic
-// all the same (the same sources give the same bytes).
+// icon as written, the code that runs at the user's bundled by esbuild (client-bundle.ts), and the
+// client package's tarball (pack.ts). Each is served under its plain name and under a
+// content-addressed one (site-format.ts); the pages link the content-addressed names
+// (linkContentAddressed). Not pure: it reads the files; deterministic all the same (the same
+// sources give the same bytes).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clientTarball } from '../client/package/pack.ts';
 import { projectRoot } from '../project-root.mjs';
 import { CLIENT_TARBALL, CONTENT_LINK, contentAddressed, fileIn } from '../site-format.ts';
 import { bundleClient } from './client-bundle.ts';
+import { clientTarball } from './pack.ts';
 
-const asset = (name: string) => readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8');
+/** A file of the pages' assets (build/pages/assets/), as written: the build's and the preview's. */
+export const readAsset = (name: string) => readFileSync(join(projectRoot(), 'build/pages/assets', name), 'utf8');
 const sha256 = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** Plain name → content-addressed name, for every file the pages may link. */
@@ -24,7 +25,7 @@ export function staticBodies(): StaticBodies {
   const files = new Map<string, string | Buffer>([
     ...['site.css', 'page.js', 'grade-page.js', 'icon.svg'].map((name): [string, string] => [
       fileIn('assets', name),
-      asset(name),
+      readAsset(name),
     ]),
     ...bundleClient(),
     [CLIENT_TARBALL, clientTarball()],

@@ -4,15 +4,15 @@
 // (scripts/run.mjs makes the bundles first when the sources changed: scripts/bundle-node.mjs).
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildKit, buildSite } from './build-site.ts';
-import { describeChange } from './changelog/diff.ts';
-import { DRAFT_COMMAND, type Unlogged } from './changelog/guard.ts';
-import { readArgs } from './client/cli/args.ts';
-import { folderEncodings } from './emit/encoding-cache.ts';
-import { folderFiles } from './publish/build-files.ts';
-import { publishStaged, readPointer, stagingDir } from './publish/publish.ts';
-import { DEFAULT_DIRS } from './site-format.ts';
-import { formatError } from './validate/validate.ts';
+import { buildKit, buildSite } from '../build/build-site.ts';
+import { describeChange } from '../build/changelog/diff.ts';
+import { DRAFT_COMMAND, type Unlogged } from '../build/changelog/guard.ts';
+import { readArgs } from '../build/client/cli/args.ts';
+import { folderEncodings } from '../build/emit/encoding-cache.ts';
+import { folderFiles } from '../build/publish/build-files.ts';
+import { publishStaged, readPointer, stagingDir } from '../build/publish/publish.ts';
+import { DEFAULT_DIRS } from '../build/site-format.ts';
+import { formatError } from '../build/validate/validate.ts';
 
 const ENCODINGS_CACHE = 'node_modules/.cache/encodings';
 

@@ -1,38 +1,25 @@
 // The client package grain-tables-client (docs/sync.md, The client package), packed as npm packs:
 // the code of build/client/ bundled by esbuild (one module an entry, shared code in chunks, no
-// dependency), the declarations committed in types/ (declarations.ts), this folder's README and the
-// project's licence, every file under package/ in a gzipped tar. Every build carries it
-// (static-bodies.ts) and `npm run client:pack` writes it to dist/. Deterministic: the same sources
-// give the same bytes.
+// dependency), the declarations committed in build/client/types/ (declarations.ts), the package's
+// README and the project's licence, every file under package/ in a gzipped tar. Every build carries
+// it (static-bodies.ts) and `npm run client:pack` writes it to dist/. Deterministic: the same
+// sources give the same bytes.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildSync } from 'esbuild';
-import { projectRoot } from '../../project-root.mjs';
-import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
+import { CLIENT_VERSION, SCHEMA_VERSION } from '../client/package/version.ts';
+import { projectRoot } from '../project-root.mjs';
+import { declaredEntries, PACKAGE_ENTRIES, README, TYPES_DIR } from './package-layout.ts';
 import { type TarFile, tarGz } from './tar.ts';
-import { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
 
 export const CLIENT_PACKAGE = 'grain-tables-client';
-const HERE = 'build/client/package';
-/** Bundle name → entry; `dist/<name>.js` in the package. */
-const BUNDLES = {
-  index: `${HERE}/entry-client.ts`,
-  grade: `${HERE}/entry-grade.ts`,
-  sync: `${HERE}/entry-sync.ts`,
-  cli: `${HERE}/entry-bin.ts`,
-};
-const EXPORTS: Record<keyof typeof DECLARED_ENTRIES, keyof typeof BUNDLES> = {
-  '.': 'index',
-  './grade': 'grade',
-  './sync': 'sync',
-};
 const declarationOf = (entry: string) => `./types/${relative('build', entry).replace(/\.ts$/, '.d.ts')}`;
 
 function manifest() {
   const exports = Object.fromEntries(
-    Object.entries(EXPORTS).map(([path, bundle]) => [
-      path,
-      { types: declarationOf(DECLARED_ENTRIES[path as keyof typeof DECLARED_ENTRIES]), default: `./dist/${bundle}.js` },
+    declaredEntries().map(({ exportPath, entry, bundle }) => [
+      exportPath,
+      { types: declarationOf(entry), default: `./dist/${bundle}.js` },
     ]),
   );
   return {
@@ -57,7 +44,7 @@ function bundles(): TarFile[] {
   const root = projectRoot();
   const out = buildSync({
     absWorkingDir: root,
-    entryPoints: BUNDLES,
+    entryPoints: Object.fromEntries(Object.entries(PACKAGE_ENTRIES).map(([name, { entry }]) => [name, entry])),
     outdir: join(root, 'dist/client-package'),
     bundle: true,
     splitting: true,
@@ -92,7 +79,7 @@ function clientPackageFiles(): TarFile[] {
   const root = projectRoot();
   return [
     { path: 'package.json', bytes: Buffer.from(`${JSON.stringify(manifest(), null, 2)}\n`) },
-    { path: 'README.md', bytes: readFileSync(join(root, HERE, 'README.md')) },
+    { path: 'README.md', bytes: readFileSync(join(root, README)) },
     { path: 'LICENSE', bytes: readFileSync(join(root, 'LICENSE')) },
     ...bundles(),
     ...declarations(),

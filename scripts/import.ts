@@ -3,11 +3,11 @@
 // Parses an authority page and writes (or updates in place) dataset/grains/<GRAIN_ID>.yaml for review.
 import { writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { readArgs, usageExit } from '../client/cli/args.ts';
-import { DEFAULT_DIRS } from '../site-format.ts';
-import { importPage } from './import-page.ts';
-import { PageError } from './parse-page.ts';
-import { readPage } from './read-page.ts';
+import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { importPage } from '../build/import/import-page.ts';
+import { PageError } from '../build/import/parse-page.ts';
+import { readPage } from '../build/import/read-page.ts';
+import { DEFAULT_DIRS } from '../build/site-format.ts';
 
 const spec = {
   command: 'npm run import --',

@@ -1,15 +1,15 @@
 // The client package's type declarations (docs/sync.md, The client package): the TypeScript
 // compiler's declarations of the package's entries, and in place of build/types.ts (whose types a
 // dev-only library computes from the schemas) the same shapes written out from the schemas by
-// schema-types.ts. A dev tool: `npm run client:types` writes them into types/ beside this file,
+// schema-types.ts. A dev tool: `npm run client:types` writes them into build/client/types/ (TYPES_DIR),
 // where they are committed, for the build to pack on the production dependencies alone;
 // test/client-package.test.ts fails when they are stale.
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { projectRoot } from '../../project-root.mjs';
-import { GradeAnswerFields } from '../../schema/grade-result.ts';
-import { responseSchemas } from '../../schema/responses.ts';
-import { DECLARED_ENTRIES, TYPES_DIR } from './package-layout.ts';
+import { projectRoot } from '../project-root.mjs';
+import { GradeAnswerFields } from '../schema/grade-result.ts';
+import { responseSchemas } from '../schema/responses.ts';
+import { declaredEntries, TYPES_DIR } from './package-layout.ts';
 import { schemaDeclarations } from './schema-types.ts';
 
 const SOURCE_ROOT = 'build';
@@ -58,8 +58,9 @@ export function clientDeclarations(): Map<string, string> {
     rootDir: join(root, SOURCE_ROOT),
     outDir,
   };
+  const entries = declaredEntries().map(({ entry }) => entry);
   const program = ts.createProgram(
-    Object.values(DECLARED_ENTRIES).map((e) => join(root, e)),
+    entries.map((e) => join(root, e)),
     options,
   );
   const emitted = new Map<string, string>();
@@ -80,7 +81,7 @@ export function clientDeclarations(): Map<string, string> {
       visit(relative(outDir, resolve(dirname(join(outDir, file)), spec.replace(/\.js$/, '.d.ts'))));
     }
   };
-  for (const entry of Object.values(DECLARED_ENTRIES)) {
+  for (const entry of entries) {
     visit(relative(join(root, SOURCE_ROOT), join(root, entry)).replace(/\.ts$/, '.d.ts'));
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
