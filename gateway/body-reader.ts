@@ -4,8 +4,8 @@
 // stays in memory from the load, so the resident set follows the current tables, not the archive.
 // Nothing read is kept: the system's page cache keeps the files, for every instance on the host;
 // kept here under a bound, the bodies outlived the young generation and their garbage held the
-// resident set ~65 MiB higher than reading them afresh (docs/performance.md, Growth). Requests for
-// a file while it is read share the read.
+// resident set higher than reading them afresh (docs/performance.md, Growth). Requests for a file
+// while it is read share the read.
 import { readFile } from 'node:fs/promises';
 
 export interface BodyReader {

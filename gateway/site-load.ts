@@ -83,8 +83,8 @@ async function eachAtOnce<T>(items: readonly T[], fn: (item: T) => Promise<void>
 const LOAD_AT_ONCE = 16;
 /**
  * The plain form of a body clients ask for most is held too when it is small (a record, the list):
- * read from disk, the plain record served at 0.90 of its speed from memory (docs/performance.md,
- * Growth); a large one (the snapshot, a changelog page of long entries) is read when asked.
+ * read from disk, the plain record was served slower (docs/performance.md, Growth); a large one
+ * (the snapshot, a changelog page of long entries) is read when asked.
  */
 const HELD_PLAIN_MAX = 64 * 1024;
 

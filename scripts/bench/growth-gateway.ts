@@ -69,7 +69,7 @@ export async function growthGateway(site: string): Promise<GrowthGateway> {
     port ||= Number(/"event":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
   });
   const health = async () => (port ? await call(port, ROUTES.health.path, {}) : null);
-  await until(child, '/health', async () => (await health())?.status === 200);
+  await until(child, ROUTES.health.path, async () => (await health())?.status === 200);
   const startMs = performance.now() - t0;
   const key = JSON.parse(
     (await call(port, ROUTES.register.path, { 'content-type': 'application/json' }, '{"email":"growth@example.com"}'))
