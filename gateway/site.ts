@@ -27,7 +27,7 @@ import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { BodyLoader, Resource, Variant } from './resource.ts';
 import type { Routed } from './routed.ts';
-import { preparedVariant } from './variant-headers.ts';
+import { preparedVariant, type Serving } from './variant-headers.ts';
 
 export type { Resource, Variant } from './resource.ts';
 
@@ -71,6 +71,15 @@ export function pageFiles(manifest: Manifest): string[] {
     .filter(([key]) => isTemplate(key) || isFilled(key))
     .map(([, hash]) => manifest.bodies[hash]!.identity.file);
 }
+
+/**
+ * How a filled page's variants are made: a function of its own, so that the closure the page keeps
+ * holds its type and serving, not siteFromManifest's scope (and with it the whole manifest).
+ */
+const filledVariant =
+  (entry: { type: string }, serving: Serving) =>
+  (body: Buffer, etag: string, encoding: string | null): Variant =>
+    preparedVariant(entry, { length: body.length, etag }, encoding, serving, body);
 
 /** Where a variant's bytes come from: held, at the origin, or read from disk when asked. */
 function sourceOf(bodies: BuildBodies, v: BodyEntry['identity']): Buffer | string | BodyLoader {
@@ -128,9 +137,7 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     const entry = manifest.bodies[hash]!;
     const cache = policy.publicUrl ? cacheControlOf(cacheClassOf(key), policy) : PER_HOST_PAGE_CACHE;
     const serving = { cache, publicModule: false };
-    const page = pageTemplate(text, policy.figures, (body, etag, encoding) =>
-      preparedVariant(entry, { length: body.length, etag }, encoding, serving, body),
-    );
+    const page = pageTemplate(text, policy.figures, filledVariant({ type: entry.type }, serving));
     if (policy.publicUrl) routes.set(key, pageResource(page, policy.publicUrl, true));
     else pages.set(key, page);
   }
