@@ -41,12 +41,17 @@ export function replaceFiles(files) {
   for (const dir of new Set(list.map(([path]) => dirname(path)))) fsyncPath(dir);
 }
 
-/** Flushes every file and folder under `dir`, and `dir`. @param {string} dir */
-function fsyncTree(dir) {
+/**
+ * Flushes every file and folder under `dir`, and `dir`, but the files named in `durable` (paths
+ * relative to the folder swapped in): links to files already flushed, whose data is on disk.
+ * @param {string} dir @param {ReadonlySet<string>} durable @param {string} at `dir`'s path in the swapped folder
+ */
+function fsyncTree(dir, durable, at = '') {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) fsyncTree(path);
-    else fsyncPath(path);
+    const rel = at ? `${at}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) fsyncTree(path, durable, rel);
+    else if (!durable.has(rel)) fsyncPath(path);
   }
   fsyncPath(dir);
 }
@@ -56,11 +61,11 @@ function fsyncTree(dir) {
  * to `out`, then `previous` is removed. A crash between the two renames leaves `previous` for the
  * caller to put back. When `tmp` cannot take `out`'s place, another run swapped in first (the bundler
  * runs may race with the same bytes): `tmp` is dropped if `out` exists, else `previous` is put back
- * and the error thrown.
- * @param {string} tmp @param {string} out @param {string} previous
+ * and the error thrown. `durable`: files in `tmp` that need no flush (fsyncTree).
+ * @param {string} tmp @param {string} out @param {string} previous @param {ReadonlySet<string>} [durable]
  */
-export function swapFolder(tmp, out, previous) {
-  fsyncTree(tmp);
+export function swapFolder(tmp, out, previous, durable = new Set()) {
+  fsyncTree(tmp, durable);
   rmSync(previous, { recursive: true, force: true });
   let had = true;
   try {

@@ -10,7 +10,8 @@ import { guardErrors, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { changelogOrder, compileBodies, type KeyedBody } from './compile/compile.ts';
 import { buildOpenApi } from './compile/openapi.ts';
-import { type BuildFiles, type EmittedSite, type EncodingCache, emitSite } from './emit/emit.ts';
+import { type BuildFiles, type EmittedSite, emitSite } from './emit/emit.ts';
+import type { EncodingCache } from './emit/encode.ts';
 import type { DatasetError } from './load/dataset-error.ts';
 import { loadDataset } from './load/load.ts';
 import { linkContentAddressed, type StaticBodies, staticBodies } from './pack/static-bodies.ts';
@@ -25,7 +26,7 @@ export interface BuildKit {
   checks: SchemaChecks;
   /** The bodies read from files or bundled by esbuild (pack/static-bodies.ts). */
   statics: StaticBodies;
-  /** Each body's encodings, kept across builds (emit.ts, EncodingCache); the same bytes without it. */
+  /** Each body's encodings, kept across builds (emit/encode.ts, EncodingCache); the same bytes without it. */
   encodings?: EncodingCache;
 }
 
@@ -76,7 +77,7 @@ export function siteFromDataset<F extends BuildFiles = Map<string, Buffer>>(
   dataset: Dataset,
   { statics, encodings }: Omit<BuildKit, 'checks'>,
   files?: F,
-): EmittedSite<F> {
+): Promise<EmittedSite<F>> {
   const latest = [...dataset.changelog].sort(changelogOrder)[0];
   return emitSite(
     allBodies(dataset, statics),
@@ -106,14 +107,14 @@ export interface BuildOptions<F extends BuildFiles> {
 }
 
 /** Nothing is published while any error stands, an unlogged change included (changelog/guard.ts, live.ts). */
-export function buildSite<F extends BuildFiles = Map<string, Buffer>>(
+export async function buildSite<F extends BuildFiles = Map<string, Buffer>>(
   datasetDir: string,
   { kit = buildKit(), siteDir, files }: BuildOptions<F> = {},
-): BuildResult<F> {
+): Promise<BuildResult<F>> {
   const checked = checkedDataset(datasetDir, kit.checks, siteDir);
   if (!checked.ok) return checked;
   const { dataset, live } = checked;
-  return { ok: true, site: siteFromDataset(dataset, kit, files), dataset, live };
+  return { ok: true, site: await siteFromDataset(dataset, kit, files), dataset, live };
 }
 
 /**

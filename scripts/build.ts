@@ -43,7 +43,7 @@ const encodings = folderEncodings(resolve(values.cache!));
 // written into a folder beside the live builds as the bodies are made, then swapped in (publish.ts)
 const serving = readPointer(out);
 const staged = folderFiles(stagingDir(out), serving && join(out, serving.dir));
-const result = buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }), files: staged });
+const result = await buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }), files: staged });
 if (!result.ok) rmSync(staged.dir, { recursive: true, force: true });
 
 /** Each class's changes in a line, and the command that drafts their entry. */
@@ -69,7 +69,7 @@ if (!result.ok) {
 }
 const { live } = result;
 const { manifest, files } = result.site;
-const { dir, reused } = publishStaged(out, staged.dir, manifest);
+const { dir, reused } = publishStaged(out, staged, manifest);
 encodings.keepOnlyUsed();
 // After a rollback the same dataset gives a build the site already holds: it is served again
 const served = live?.build_id === manifest.build_id;

@@ -123,13 +123,13 @@ suite('behind Varnish', varnishSkipReason(), () => {
 suite('behind Varnish, a new build', varnishSkipReason(), () => {
   it('reaches clients within the lifetime the gateway states for its pages', async () => {
     const siteDir = tempDir('cdn-site');
-    const publish = (grains: Record<string, string>) => {
-      const r = buildSite(writeDataset({ grains }));
+    const publish = async (grains: Record<string, string>) => {
+      const r = await buildSite(writeDataset({ grains }));
       assert.ok(r.ok);
       publishSite(siteDir, r.site);
       return r.site.manifest.build_id;
     };
-    publish({ AAA: baseGrain('AAA') });
+    await publish({ AAA: baseGrain('AAA') });
     const t = await startTestGateway(
       { SITE_DIR: siteDir, PUBLIC_CACHE_SECONDS: '1', PUBLIC_URL: CDN_ORIGIN },
       { sitePollMs: 10 },
@@ -140,7 +140,7 @@ suite('behind Varnish, a new build', varnishSkipReason(), () => {
       assert.equal(before.headers['cache-control'], 'public, max-age=1, s-maxage=1');
       assert.doesNotMatch(before.text(), /Test Wheat BBB/);
       assert.match(String((await get(cdn.url, '/')).headers['x-varnish']), /^\d+ \d+$/, 'kept: a hit');
-      const id = publish({ AAA: baseGrain('AAA'), BBB: baseGrain('BBB') });
+      const id = await publish({ AAA: baseGrain('AAA'), BBB: baseGrain('BBB') });
       for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
         await new Promise((r) => setTimeout(r, 10));
       }

@@ -53,10 +53,10 @@ const tree = (dir: string) =>
     .map((d) => [join(d.parentPath, d.name), readFileSync(join(d.parentPath, d.name), 'utf8')]);
 
 describe('the build refuses an unlogged change', () => {
-  it('on a clean checkout: names the class and the cell, and publishes nothing', () => {
+  it('on a clean checkout: names the class and the cell, and publishes nothing', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     edit(dir, 'TEST', ...ERGOT);
-    const r = buildSite(dir);
+    const r = await buildSite(dir);
     assert.ok(!r.ok);
     assert.deepEqual(r.unlogged, [{ grain_id: 'TEST', changes: [ergotChange] }]);
     assert.equal(r.errors.length, 1);
@@ -73,7 +73,7 @@ describe('the build refuses an unlogged change', () => {
     assert.deepEqual(readdirSync(out), [], 'nothing published');
   });
 
-  it('against the live build: a covered/ edited by hand does not let a change through', () => {
+  it('against the live build: a covered/ edited by hand does not let a change through', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-out');
     assert.equal(cli('build', ['--dataset', dir, '--out', out]).status, 0);
@@ -84,7 +84,7 @@ describe('the build refuses an unlogged change', () => {
     const covered = join(dir, 'covered', 'TEST.json');
     const file = JSON.parse(readFileSync(covered, 'utf8'));
     writeFileSync(covered, JSON.stringify({ ...file, record: publishedRecord(loaded.grains[0]!) }));
-    assert.ok(buildSite(dir).ok, 'covered/ alone is fooled');
+    assert.ok((await buildSite(dir)).ok, 'covered/ alone is fooled');
     const run = cli('build', ['--dataset', dir, '--out', out]);
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
@@ -92,10 +92,10 @@ describe('the build refuses an unlogged change', () => {
     assert.equal(readPointer(out)!.build_id, live, 'the live build is still the one served');
   });
 
-  it('against the live build: buildSite refuses by itself, given the site the build is for', () => {
+  it('against the live build: buildSite refuses by itself, given the site the build is for', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-site');
-    const first = buildSite(dir, { siteDir: out });
+    const first = await buildSite(dir, { siteDir: out });
     assert.ok(first.ok && first.live === null, 'nothing is live yet');
     publishSite(out, first.site);
     const live = readPointer(out)!.build_id;
@@ -103,23 +103,23 @@ describe('the build refuses an unlogged change', () => {
     const covered = join(dir, 'covered', 'TEST.json');
     const record = publishedRecord(validateDataset(loadDataset(dir)).dataset!.grains[0]!);
     writeFileSync(covered, JSON.stringify({ ...JSON.parse(readFileSync(covered, 'utf8')), record }));
-    assert.ok(buildSite(dir).ok, 'without the site, covered/ alone is fooled');
-    const r = buildSite(dir, { siteDir: out });
+    assert.ok((await buildSite(dir)).ok, 'without the site, covered/ alone is fooled');
+    const r = await buildSite(dir, { siteDir: out });
     assert.ok(!r.ok);
     assert.deepEqual(r.against, { build_id: live });
     assert.deepEqual(r.unlogged, [{ grain_id: 'TEST', changes: [ergotChange] }]);
     assert.deepEqual(r.errors, []);
-    const again = buildSite(dir, { siteDir: tempDir('no-live-site') });
+    const again = await buildSite(dir, { siteDir: tempDir('no-live-site') });
     assert.ok(again.ok && again.live === null, 'a site with no live build refuses nothing');
   });
 
-  it('an entry already published cannot cover a later change', () => {
+  it('an entry already published cannot cover a later change', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     edit(dir, 'TEST', ...ERGOT);
     assert.ok(draft(dir).ok);
-    assert.ok(buildSite(dir).ok, 'the drafted entry covers the change');
+    assert.ok((await buildSite(dir)).ok, 'the drafted entry covers the change');
     edit(dir, 'TEST', 'thresholds: [0.03, 0.06, 0.10]', 'thresholds: [0.03, 0.05, 0.10]');
-    const r = buildSite(dir);
+    const r = await buildSite(dir);
     assert.ok(!r.ok);
     assert.deepEqual(
       r.unlogged.map((u) => u.changes.map((c) => [c.factor_id, c.grade, c.from, c.to])),
@@ -127,7 +127,7 @@ describe('the build refuses an unlogged change', () => {
     );
   });
 
-  it('refuses an edited, a deleted or a hand-written entry, naming it', () => {
+  it('refuses an edited, a deleted or a hand-written entry, naming it', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const changelog = join(dir, 'changelog.yaml');
     const first = readFileSync(changelog, 'utf8');
@@ -144,7 +144,7 @@ describe('the build refuses an unlogged change', () => {
     ];
     for (const [what, text, message] of cases) {
       writeFileSync(changelog, text);
-      const r = buildSite(dir);
+      const r = await buildSite(dir);
       assert.ok(!r.ok, what);
       assert.ok(
         r.errors.some((e) => e.file === 'changelog.yaml' && message.test(e.message)),
@@ -171,14 +171,14 @@ describe('the build refuses an unlogged change', () => {
 });
 
 describe('npm run changelog', () => {
-  it('drafts an entry with exactly the changed cells, then the build publishes it', () => {
+  it('drafts an entry with exactly the changed cells, then the build publishes it', async () => {
     const dir = writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: baseGrain('BBB') } });
     edit(dir, 'BBB', 'thresholds: [0.5, 1.0,', 'thresholds: [0.5, 0.9,');
     edit(dir, 'BBB', 'factor_label: Stones', 'factor_label: Stones and gravel');
     const run = cli('changelog', ['--dataset', dir, '--summary', 'BBB: two cells.', '--effective-date', '2026-12-01']);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /appended 2026-12-01-bbb-two-cells \(crop year 2025\/26\): BBB/);
-    const r = buildSite(dir);
+    const r = await buildSite(dir);
     assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
     const entry = r.dataset.changelog.at(-1)!;
     assert.equal(entry.created_at.length, 20);
@@ -230,7 +230,7 @@ describe('npm run changelog', () => {
     assert.ok(validate(published), JSON.stringify(validate.errors));
   });
 
-  it('writes one entry per crop year of the records it names', () => {
+  it('writes one entry per crop year of the records it names', async () => {
     const other = baseGrain('NEW')
       .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
       .replace('last_scraped: 2026-04-12', 'last_scraped: 2026-08-01');
@@ -246,7 +246,7 @@ describe('npm run changelog', () => {
         ['2026-11-24-ergot-at-no-1-is-now-2025-26', '2025/26', ['OLD']],
       ],
     );
-    assert.ok(buildSite(dir).ok);
+    assert.ok((await buildSite(dir)).ok);
   });
 
   it('says why and changes no file: nothing changed, a bad date, no summary, --help', () => {
@@ -279,22 +279,22 @@ describe('npm run changelog', () => {
     assert.match(help.stdout, /^usage: npm run changelog -- --summary/);
   });
 
-  it('--baseline starts covered/ once, on a dataset without it', () => {
+  it('--baseline starts covered/ once, on a dataset without it', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() }, covered: false });
-    const r = buildSite(dir);
+    const r = await buildSite(dir);
     assert.ok(!r.ok && /covered\/ is missing/.test(r.errors[0]!.message));
     assert.equal(cli('changelog', ['--dataset', dir, '--baseline']).status, 0);
-    assert.ok(buildSite(dir).ok);
+    assert.ok((await buildSite(dir)).ok);
     const again = cli('changelog', ['--dataset', dir, '--baseline']);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /exists already/);
   });
 
-  it("the real dataset: No. 1 CWRS's ergot changed is refused, then drafted, then published", () => {
+  it("the real dataset: No. 1 CWRS's ergot changed is refused, then drafted, then published", async () => {
     const copy = tempDir('real-copy');
     cpSync(join(root, 'dataset'), copy, { recursive: true });
     edit(copy, 'CWRS', 'thresholds: [0.04, 0.04, 0.04, 0.10]', 'thresholds: [0.03, 0.04, 0.04, 0.10]');
-    const refused = buildSite(copy);
+    const refused = await buildSite(copy);
     assert.ok(!refused.ok);
     assert.deepEqual(refused.unlogged, [
       {
@@ -309,7 +309,7 @@ describe('npm run changelog', () => {
       r.entries.map((e) => [e.crop_year, e.grain_ids_affected]),
       [['2025/26', ['CWRS']]],
     );
-    const built = buildSite(copy);
+    const built = await buildSite(copy);
     assert.ok(built.ok);
     assert.equal(built.site.manifest.dataset_version, r.entries[0]!.id);
   });

@@ -148,9 +148,9 @@ describe('the changes feed of a change to a printed number', () => {
       now: new Date('2026-11-25T10:00:00Z'),
     });
     assert.ok(draft.ok, draft.ok ? '' : draft.reason);
-    const r = buildSite(dataset);
+    const r = await buildSite(dataset);
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
-    const again = buildSite(dataset);
+    const again = await buildSite(dataset);
     assert.ok(again.ok);
     const siteDir = tempDir('feed-site');
     publishSite(siteDir, r.site);

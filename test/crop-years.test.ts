@@ -101,8 +101,8 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(again.text, again.before, 'the same page again leaves the file byte for byte');
   });
 
-  it('the build refuses the unlogged change, naming each cell', () => {
-    const r = buildSite(dataset);
+  it('the build refuses the unlogged change, naming each cell', async () => {
+    const r = await buildSite(dataset);
     assert.ok(!r.ok);
     assert.deepEqual(
       r.errors.map((e) => `${e.file}:${e.line}: ${e.message}`),
@@ -144,12 +144,12 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
   });
 
   it('publishes, and a client fetches the old and the new year (plain or %2F), each its own body', async () => {
-    const r = buildSite(dataset);
+    const r = await buildSite(dataset);
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
     // a clean checkout (a copy, no history) builds the same bytes
     const clean = join(tempDir('clean'), 'dataset');
     cpSync(dataset, clean, { recursive: true });
-    const again = buildSite(clean);
+    const again = await buildSite(clean);
     assert.ok(again.ok);
     assert.equal(again.site.manifest.build_id, r.site.manifest.build_id);
 
@@ -294,12 +294,12 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     assert.equal(gradeWith(['--site', site, '--crop-year', '2026/27']), gradeWith(['--site', site]));
   });
 
-  it('refuses a record whose crop year is not its last_scraped, naming file, line and both values', () => {
+  it('refuses a record whose crop year is not its last_scraped, naming file, line and both values', async () => {
     const file = join(dataset, 'grains/CWRS.yaml');
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('effective_crop_year: 2026/27', 'effective_crop_year: 2025/26'));
     try {
-      const r = buildSite(dataset);
+      const r = await buildSite(dataset);
       assert.ok(!r.ok);
       const [e] = r.errors;
       assert.deepEqual([e!.file, e!.line, e!.field], ['grains/CWRS.yaml', 9, 'effective_crop_year']);
@@ -309,13 +309,13 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     }
   });
 
-  it("refuses a past year's record edited by hand, against the live build", () => {
+  it("refuses a past year's record edited by hand, against the live build", async () => {
     const file = join(dataset, 'covered/past/CWRS.2025-26.json');
     const text = readFileSync(file, 'utf8');
     assert.equal(text.split('"value": 0.04,').length > 1, true);
     writeFileSync(file, text.replace('"value": 0.04,', '"value": 0.05,'));
     try {
-      const r = buildSite(dataset);
+      const r = await buildSite(dataset);
       assert.ok(r.ok, 'a clean checkout cannot tell');
       const silent = unloggedAgainstLive(r.dataset, readLiveBuild(t.siteDir)!);
       assert.equal(silent.length, 1);
@@ -324,18 +324,18 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     } finally {
       writeFileSync(file, text);
     }
-    const r = buildSite(dataset);
+    const r = await buildSite(dataset);
     assert.ok(r.ok);
     assert.deepEqual(unloggedAgainstLive(r.dataset, readLiveBuild(t.siteDir)!), []);
   });
 
-  it('refuses a new entry whose crop year is not its records', () => {
+  it('refuses a new entry whose crop year is not its records', async () => {
     const file = join(dataset, 'changelog.yaml');
     const text = readFileSync(file, 'utf8');
     const at = text.lastIndexOf('crop_year: 2026/27');
     writeFileSync(file, `${text.slice(0, at)}crop_year: 2025/26${text.slice(at + 'crop_year: 2026/27'.length)}`);
     try {
-      const r = buildSite(dataset);
+      const r = await buildSite(dataset);
       assert.ok(!r.ok);
       assert.ok(
         r.errors.some((e) => /^crop_year is 2025\/26 but CWRS's record it covers is of 2026\/27/.test(e.message)),
@@ -358,7 +358,7 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
     const r = importPage(await readPage(join(cwad, 'cwad-wheat.html')), 'CWAD', dataset);
     assert.ok(r.ok);
     writeFileSync(r.file, r.text);
-    assert.equal(buildSite(dataset).ok, false, 'the guard asks for an entry');
+    assert.equal((await buildSite(dataset)).ok, false, 'the guard asks for an entry');
     const d = draftChangelog(dataset, { effectiveDate: '2026-11-25', now: new Date('2026-11-25T11:00:00Z') });
     assert.ok(d.ok);
     assert.equal(d.entries[0]!.crop_year, '2026/27');
@@ -366,6 +366,6 @@ suite('a new crop year, walked by an editor', !existsSync(shared) && 'no ../shar
       d.entries[0]!.summary,
       "The CWAD table was re-checked against the authority's page and holds unchanged for the 2026/27 crop year.",
     );
-    assert.ok(buildSite(dataset).ok);
+    assert.ok((await buildSite(dataset)).ok);
   });
 });

@@ -16,7 +16,7 @@ const record = (n: number) => JSON.stringify({ grain_id: 'A', rows: Array.from({
 const keyed = (bodies: Map<string, string>) => [...bodies].map(([route, body]) => [[route], body] as const);
 
 /** An emit with the cache in `root`, and how many encodings it had to make. */
-function emit(root: string, bodies: Map<string, string>) {
+async function emit(root: string, bodies: Map<string, string>) {
   const cache = folderEncodings(root);
   let made = 0;
   const counted = {
@@ -26,53 +26,53 @@ function emit(root: string, bodies: Map<string, string>) {
       cache.set(k, b);
     },
   };
-  const site = emitSite(keyed(bodies), { ...meta, encodings: counted });
+  const site = await emitSite(keyed(bodies), { ...meta, encodings: counted });
   return { site, made, cache };
 }
 
 describe('encodings kept across builds', () => {
-  it('a warm build is the cold build byte for byte, and compresses only what changed', () => {
+  it('a warm build is the cold build byte for byte, and compresses only what changed', async () => {
     const root = tempDir('encodings');
     const bodies = new Map([
       ['/api/grains/A', record(1)],
       ['/api/grains', record(2)],
     ]);
-    const cold = emit(root, bodies);
+    const cold = await emit(root, bodies);
     assert.equal(cold.made, 4, 'br and gzip of two bodies');
-    const warm = emit(root, bodies);
+    const warm = await emit(root, bodies);
     assert.equal(warm.made, 0);
     assert.equal(warm.site.manifest.build_id, cold.site.manifest.build_id);
     assert.deepEqual([...warm.site.files], [...cold.site.files]);
-    const edited = emit(root, new Map([...bodies, ['/api/grains/A', record(3)]]));
+    const edited = await emit(root, new Map([...bodies, ['/api/grains/A', record(3)]]));
     assert.equal(edited.made, 2, 'only the edited body');
-    const none = emitSite(keyed(new Map([...bodies, ['/api/grains/A', record(3)]])), meta);
+    const none = await emitSite(keyed(new Map([...bodies, ['/api/grains/A', record(3)]])), meta);
     assert.equal(edited.site.manifest.build_id, none.manifest.build_id, 'the same as with no cache');
   });
 
-  it('leaves the build as it is where the folder cannot be made', () => {
+  it('leaves the build as it is where the folder cannot be made', async () => {
     const root = join(tempDir('encodings'), 'a-file');
     writeFileSync(root, 'not a folder');
     const bodies = new Map([['/api/grains/A', record(1)]]);
-    const site = emit(root, bodies);
+    const site = await emit(root, bodies);
     assert.equal(site.made, 2);
-    assert.equal(site.site.manifest.build_id, emitSite(keyed(bodies), meta).manifest.build_id);
+    assert.equal(site.site.manifest.build_id, (await emitSite(keyed(bodies), meta)).manifest.build_id);
   });
 
-  it("believes no entry cut short, and keeps one build's entries and nothing of another encoder", () => {
+  it("believes no entry cut short, and keeps one build's entries and nothing of another encoder", async () => {
     const root = tempDir('encodings');
     const bodies = new Map([['/api/grains/A', record(1)]]);
-    const first = emit(root, bodies);
+    const first = await emit(root, bodies);
     const [folder] = readdirSync(root);
     const entries = readdirSync(join(root, folder!));
     assert.equal(entries.length, 2);
     for (const e of entries) writeFileSync(join(root, folder!, e), ''); // a crash mid-write
-    assert.equal(emit(root, bodies).made, 2);
+    assert.equal((await emit(root, bodies)).made, 2);
     // a stale entry, another encoder's folder, and what is not the cache's
     writeFileSync(join(root, folder!, `${'0'.repeat(32)}.br.11`), 'stale');
     mkdirSync(join(root, 'enc-abcdefabcdefabcd'));
     mkdirSync(join(root, 'abcdefabcdefabcd')); // a build's id: not the cache's
     writeFileSync(join(root, folder!, 'notes.txt'), 'mine');
-    const kept = emit(root, bodies);
+    const kept = await emit(root, bodies);
     kept.cache.keepOnlyUsed();
     assert.deepEqual(readdirSync(root).sort(), ['abcdefabcdefabcd', folder].sort());
     assert.deepEqual(readdirSync(join(root, folder!)).sort(), [...entries, 'notes.txt'].sort());

@@ -13,13 +13,13 @@ import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
 import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 
-function built(datasetDir: string) {
-  const r = buildSite(datasetDir);
+async function built(datasetDir: string) {
+  const r = await buildSite(datasetDir);
   if (!r.ok) throw new Error('the datasets of these tests must build');
   return r;
 }
-const real = built(join(root, 'dataset'));
-const other = built(writeDataset({ grains: { TEST: baseGrain() } }));
+const real = await built(join(root, 'dataset'));
+const other = await built(writeDataset({ grains: { TEST: baseGrain() } }));
 
 /** Polls /health (the site is polled every 10 ms) until `done` holds, for at most 5 s. */
 // biome-ignore lint/suspicious/noExplicitAny: the health body is asserted field by field
@@ -92,7 +92,7 @@ describe('a newer build that cannot be loaded', () => {
       assert.match(metrics, new RegExp(`gateway_site_refused\\{build_id="${id}"\\} 1`));
 
       // a good build published: served, and all is well again
-      const third = built(writeDataset({ grains: { TEST: baseGrain(), MORE: baseGrain('MORE') } }));
+      const third = await built(writeDataset({ grains: { TEST: baseGrain(), MORE: baseGrain('MORE') } }));
       publishSite(siteDir, third.site);
       const well = await healthWhen(t, (x) => x.build_id === third.site.manifest.build_id);
       assert.equal(well.status, 'ok');

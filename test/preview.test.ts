@@ -52,10 +52,10 @@ function marked(out: string): Record<string, string[]> {
 }
 
 describe('npm run preview', () => {
-  it('marks exactly the changed cell against the published build, and publishes nothing', () => {
+  it('marks exactly the changed cell against the published build, and publishes nothing', async () => {
     const dataset = copyDataset();
     edit(dataset);
-    const refused = buildSite(dataset);
+    const refused = await buildSite(dataset);
     assert.ok(!refused.ok, 'the build refuses the unlogged change');
     const site = realSiteDir();
     const pointer = readFileSync(join(site, POINTER_FILE), 'utf8');

@@ -16,8 +16,8 @@ import { injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
 describe('a new build while serving', () => {
   it('is picked up without a restart, and no request fails or mixes builds', async () => {
     const siteDir = tempDir('reload-site');
-    const real = buildSite(join(root, 'dataset'));
-    const other = buildSite(writeDataset({ grains: { TEST: baseGrain() } }));
+    const real = await buildSite(join(root, 'dataset'));
+    const other = await buildSite(writeDataset({ grains: { TEST: baseGrain() } }));
     assert.ok(real.ok && other.ok);
     publishSite(siteDir, real.site);
     const t = await startTestApp({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1000000' }, { sitePollMs: 10 });

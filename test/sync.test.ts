@@ -33,14 +33,14 @@ function datasetOf(change: boolean) {
       : '');
   return writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: b, CCC: baseGrain('CCC') }, changelog });
 }
-function siteOf(change: boolean) {
-  const r = buildSite(datasetOf(change));
+async function siteOf(change: boolean) {
+  const r = await buildSite(datasetOf(change));
   assert.ok(r.ok, 'the test dataset builds');
   return r.site;
 }
 /** Publishes the site of our own into dir; returns its build id. */
-function site(dir: string, change = false) {
-  const built = siteOf(change);
+async function site(dir: string, change = false) {
+  const built = await siteOf(change);
   publishSite(dir, built);
   return built.manifest.build_id;
 }
@@ -56,7 +56,7 @@ async function usedBy(t: TestGateway, key: string): Promise<number> {
 /** A gateway on a site of our own (grains AAA, BBB, CCC), closed when `fn` is done. */
 async function onOwnSite(env: Record<string, string>, fn: (t: TestGateway) => Promise<void>) {
   const siteDir = tempDir('sync-site');
-  site(siteDir);
+  await site(siteDir);
   const t = await startTestGateway({ SITE_DIR: siteDir, ...env });
   try {
     await fn(t);
@@ -73,7 +73,7 @@ const mirrorFiles = (dir: string) => [
 describe('sync', () => {
   it('mirrors the API byte for byte, then costs nothing when nothing changed, then brings what changed', async () => {
     const siteDir = tempDir('sync-site');
-    site(siteDir);
+    await site(siteDir);
     const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '100' }, { sitePollMs: 10 });
     try {
       const key = await register(t.url, 'sync@example.com');
@@ -96,7 +96,7 @@ describe('sync', () => {
       assert.equal((await usedBy(t, key)) - before, 1, "no counted request but usedBy's own");
       assert.equal(second.counted, 0);
       // a new build with one record changed: exactly that record comes
-      const id = site(siteDir, true);
+      const id = await site(siteDir, true);
       for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -121,7 +121,7 @@ describe('sync', () => {
     'verifies every record: a rollback, and a build published without an entry, ' + 'reach the mirror and are named',
     async () => {
       const siteDir = tempDir('sync-site');
-      const original = site(siteDir);
+      const original = await site(siteDir);
       const t = await startTestGateway({ SITE_DIR: siteDir }, { sitePollMs: 10 });
       const serving = async (id: string) => {
         for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
@@ -145,12 +145,12 @@ describe('sync', () => {
         const key = await register(t.url, 'verify@example.com');
         const out = join(tempDir('mirror'), 'tables');
         await syncMirror({ baseUrl: t.url, key, out });
-        await serving(site(siteDir, true));
+        await serving(await site(siteDir, true));
         const logged: string[] = [];
         const announced = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
         assert.deepEqual(announced.unannounced, [], 'the new entry names BBB');
         // the operator rolls back: BBB's old record, and a changelog without the entry that named it
-        publishSite(siteDir, siteOf(false));
+        publishSite(siteDir, await siteOf(false));
         await serving(original);
         const rolledBack = await syncMirror({ baseUrl: t.url, key, out, log: (l) => logged.push(l) });
         assert.deepEqual(rolledBack.records, { new: 0, changed: 1, unchanged: 2, removed: 0 });
@@ -163,7 +163,7 @@ describe('sync', () => {
         await equalsApi(out, key);
         // a build copied in from elsewhere, made without the guard: the changelog is as it was (a 304)
         const unguarded = validateDataset(loadDataset(datasetOf(true))).dataset!;
-        const copied = siteFromDataset({ ...unguarded, changelog: unguarded.changelog.slice(0, 1) });
+        const copied = await siteFromDataset({ ...unguarded, changelog: unguarded.changelog.slice(0, 1) });
         publishSite(siteDir, copied);
         await serving(copied.manifest.build_id);
         const silent = await syncMirror({ baseUrl: t.url, key, out });
@@ -181,7 +181,7 @@ describe('sync', () => {
 
   it('a spent hour, or a gateway gone mid-sync, leaves the old mirror as it was', async () => {
     const siteDir = tempDir('sync-site');
-    site(siteDir);
+    await site(siteDir);
     const t = await startTestGateway({ SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '2' }, { sitePollMs: 10 });
     const out = join(tempDir('mirror'), 'tables');
     try {
@@ -189,7 +189,7 @@ describe('sync', () => {
       await syncMirror({ baseUrl: t.url, key, out });
       await get(t.url, '/api/grains/AAA', key); // the hour's second and last request
       const snapshot = new Map(mirrorFiles(out).map((f) => [f, readFileSync(join(out, f))]));
-      const id = site(siteDir, true);
+      const id = await site(siteDir, true);
       for (let i = 0; i < 200 && (await get(t.url, '/health')).json().build_id !== id; i++) {
         await new Promise((r) => setTimeout(r, 10));
       }

@@ -180,7 +180,7 @@ describe('a class with two crop years', () => {
     const file = site.manifest.bodies[site.manifest.routes[route]!]!.identity.file;
     return site.files.get(file)!.toString();
   };
-  before(() => {
+  before(async () => {
     const dataset = newYearDataset('two-years', root);
     const summary = NEW_YEAR_SUMMARY;
     const draft = draftChangelog(dataset, {
@@ -189,7 +189,7 @@ describe('a class with two crop years', () => {
       now: new Date('2026-11-25T10:00:00Z'),
     });
     assert.ok(draft.ok, draft.ok ? '' : draft.reason);
-    const r = buildSite(dataset);
+    const r = await buildSite(dataset);
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
     site = r.site;
     validated = r.dataset;

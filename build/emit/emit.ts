@@ -1,8 +1,8 @@
-// Bodies → their encodings, strong ETags and the manifest, a body at a time: each is encoded and
-// handed to the build's files (a Map in memory, or a folder: build-files.ts) before the next is
-// made, so nothing is held but the manifest. Identical bodies are stored once, named by their hash.
+// Bodies → their encodings, strong ETags and the manifest, a few bodies at a time: each is encoded
+// on the thread pool (encode.ts) while the next ones are made, then handed to the build's files (a
+// Map in memory, or a folder: build-files.ts), so nothing is held but the manifest and the bodies
+// under way. Identical bodies are stored once, named by their hash.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import {
   BODY_TYPES,
   type BodyEntry,
@@ -10,12 +10,12 @@ import {
   bodyHash,
   ENCODING_SUFFIX,
   ENCODINGS,
-  type Encoding,
   isPage,
   MANIFEST_FILE,
   type Manifest,
   strongEtag,
 } from '../site-format.ts';
+import { type Effort, type EncodingCache, encodeOnce, LEVELS } from './encode.ts';
 
 /** What a route's body is: JSON but the pages (site-format.ts, isPage), the assets and the client package. */
 function kindOf(route: string): BodyKind {
@@ -40,63 +40,6 @@ export interface EmittedSite<F extends BuildFiles = Map<string, Buffer>> {
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-/**
- * The compression a body gets: `small`, the smallest form, for the few bodies clients sync and
- * the pages; `fast`, for the many that few ask for (the changelog at each limit, a past crop
- * year's bodies), at nearly the same size for a fraction of the time (docs/performance.md, Growth).
- */
-type Effort = 'small' | 'fast';
-const LEVELS: Record<Effort, Record<Exclude<Encoding, 'identity'>, number>> = {
-  small: { br: 11, gzip: 9 },
-  fast: { br: 6, gzip: 6 },
-};
-
-function encode(encoding: Encoding, body: Buffer, level: number): Buffer {
-  if (encoding === 'br') {
-    return brotliCompressSync(body, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: level,
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-      },
-    });
-  }
-  if (encoding === 'gzip') return gzipSync(body, { level });
-  return body;
-}
-
-/**
- * Bodies' encodings by hash, coding and level, kept across builds (encoding-cache.ts: npm run
- * build's folder, and the tests', most of whose builds share the pages' scripts, the client modules
- * and the suite), so a body is compressed once. The output is the same bytes with or without it.
- */
-export interface EncodingCache {
-  get(key: string): Buffer | undefined;
-  set(key: string, bytes: Buffer): void;
-  /** The file an entry is kept in, where it is one: a build's folder may link it (build-files.ts). */
-  fileOf?(key: string): string | undefined;
-}
-
-/** The encoder as this process runs it: what a cache of its output is named by (encoding-cache.ts). */
-export const encoderSource = () => encode.toString();
-
-function encodeOnce(
-  cache: EncodingCache | undefined,
-  encoding: Encoding,
-  body: Buffer,
-  hash: string,
-  level: number,
-): { bytes: Buffer; file?: string } {
-  if (!cache) return { bytes: encode(encoding, body, level) };
-  const key = `${hash} ${encoding} ${level}`;
-  let bytes = cache.get(key);
-  if (!bytes) {
-    bytes = encode(encoding, body, level);
-    cache.set(key, bytes);
-  }
-  return { bytes, file: cache.fileOf?.(key) };
-}
-
 export interface EmitOptions {
   dataset_version: string;
   /** When the newest changelog entry was made (its created_at): the site's age (GET /metrics). */
@@ -112,14 +55,23 @@ export interface EmitOptions {
 /** The manifest's file as written: one line per field, so a build's diff reads. */
 export const manifestText = (manifest: Manifest) => `${JSON.stringify(manifest, null, 1)}\n`;
 
-export function emitSite<F extends BuildFiles = Map<string, Buffer>>(
+/**
+ * Bodies whose encodings may be under way at once: enough that one slow body (brotli's best on a
+ * large one) leaves the others flowing and the thread pool busy; few, so that little is held.
+ */
+const IN_FLIGHT = 4;
+
+export async function emitSite<F extends BuildFiles = Map<string, Buffer>>(
   bodies: Iterable<readonly [readonly string[], string | Buffer]>,
   meta: EmitOptions,
   files: F = new Map() as unknown as F,
-): EmittedSite<F> {
+): Promise<EmittedSite<F>> {
   const effort = meta.effort ?? (() => 'small');
   const entries = new Map<string, BodyEntry>();
   const routes = new Map<string, string>();
+  // each body's files are handed over as its encodings are done: the files' order is not the
+  // build's (the manifest, sorted, is)
+  const underWay = new Set<Promise<void>>();
   for (const [keys, given] of bodies) {
     const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
     const hash = bodyHash(body);
@@ -138,22 +90,28 @@ export function emitSite<F extends BuildFiles = Map<string, Buffer>>(
       type: BODY_TYPES[kind],
       identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: strongEtag(hash) },
     };
-    files.set(entry.identity.file, body);
+    entries.set(hash, entry);
     // the effort of the route that sorts first: one body given under two keys is compressed once
     const levels = LEVELS[effort([...keys].sort()[0]!)];
-    for (const enc of COMPRESSED.has(kind) ? [] : ENCODINGS) {
-      const { bytes, file } = encodeOnce(meta.encodings, enc, body, hash, levels[enc]);
-      if (bytes.length >= body.length) continue; // a tiny body is smaller as it is
-      const variant = {
-        file: `bodies/${hash}.${kind}${ENCODING_SUFFIX[enc]}`,
-        length: bytes.length,
-        etag: strongEtag(hash, enc),
-      };
-      entry[enc] = variant;
-      files.set(variant.file, bytes, file);
-    }
-    entries.set(hash, entry);
+    const codings = COMPRESSED.has(kind) ? [] : ENCODINGS;
+    const encoded = Promise.all(codings.map((enc) => encodeOnce(meta.encodings, enc, body, hash, levels[enc])));
+    const done: Promise<void> = encoded.then((made) => {
+      files.set(entry.identity.file, body);
+      codings.forEach((enc, i) => {
+        const { bytes, file } = made[i]!;
+        if (bytes.length >= body.length) return; // a tiny body is smaller as it is
+        const variant = { file: `${entry.identity.file}${ENCODING_SUFFIX[enc]}`, length: bytes.length };
+        entry[enc] = { ...variant, etag: strongEtag(hash, enc) };
+        files.set(variant.file, bytes, file);
+      });
+      underWay.delete(done);
+    });
+    // seen when awaited below; until then a failure must not count as one nobody awaits
+    done.catch(() => {});
+    underWay.add(done);
+    if (underWay.size >= IN_FLIGHT) await Promise.race(underWay);
   }
+  await Promise.all(underWay);
   const sortedRoutes = Object.fromEntries([...routes].sort(([a], [b]) => (a < b ? -1 : 1)));
   const sortedBodies = Object.fromEntries([...entries.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
   const content = {

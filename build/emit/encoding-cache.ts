@@ -1,4 +1,4 @@
-// The bodies' encodings kept in a folder across builds (emit.ts, EncodingCache), so a build after a
+// The bodies' encodings kept in a folder across builds (encode.ts, EncodingCache), so a build after a
 // small edit compresses only the bodies it changed (docs/performance.md, Growth). An entry is named
 // by the body's hash, the coding and the quality, under a folder named by the encoder (its code as
 // this process runs it) and this Node's zlib and brotli: another encoder or Node starts a folder of
@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type EncodingCache, encoderSource } from './emit.ts';
+import { type EncodingCache, encoderSource } from './encode.ts';
 
 const ENTRY = /^[0-9a-f]{32}\.(br|gzip)\.\d+$/;
 /** An encoder's folder: a prefix of its own, so no other folder (a build's, named by 16 hex) is taken for one. */

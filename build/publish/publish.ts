@@ -16,7 +16,7 @@ import {
   pointerFor,
   readBuild,
 } from '../site-format.ts';
-import { folderFiles } from './build-files.ts';
+import { type FolderFiles, folderFiles } from './build-files.ts';
 
 const KEEP_BUILDS = 3;
 
@@ -53,14 +53,14 @@ function isWhole(final: string, manifest: Manifest): boolean {
 }
 
 /** The build made live: its folder written by `stage` (unless one of its id is whole), pointed at. */
-function goLive(outDir: string, manifest: Manifest, stage: () => string): { dir: string; reused: boolean } {
+function goLive(outDir: string, manifest: Manifest, stage: () => FolderFiles): { dir: string; reused: boolean } {
   const builds = join(outDir, BUILDS_DIR);
   const final = join(builds, manifest.build_id);
   const reused = isWhole(final, manifest);
   if (!reused) {
-    const staged = stage();
+    const { dir: staged, durable } = stage();
     // flushed, then in place of an incomplete leftover with this id, if any (atomic-write.mjs)
-    swapFolder(staged, final, `${staged}.old`);
+    swapFolder(staged, final, `${staged}.old`, durable);
   }
   pointAt(outDir, manifest.build_id);
   prune(builds, manifest.build_id);
@@ -68,9 +68,13 @@ function goLive(outDir: string, manifest: Manifest, stage: () => string): { dir:
 }
 
 /** A build written whole into `staged` (stagingDir, build-files.ts) made the live one. */
-export function publishStaged(outDir: string, staged: string, manifest: Manifest): { dir: string; reused: boolean } {
+export function publishStaged(
+  outDir: string,
+  staged: FolderFiles,
+  manifest: Manifest,
+): { dir: string; reused: boolean } {
   const published = goLive(outDir, manifest, () => staged);
-  if (published.reused) rmSync(staged, { recursive: true, force: true });
+  if (published.reused) rmSync(staged.dir, { recursive: true, force: true });
   return published;
 }
 
@@ -79,7 +83,7 @@ export function publishSite(outDir: string, site: EmittedSite): { dir: string; r
   return goLive(outDir, site.manifest, () => {
     const files = folderFiles(stagingDir(outDir));
     for (const [rel, bytes] of site.files) files.set(rel, bytes);
-    return files.dir;
+    return files;
   });
 }
 

@@ -22,7 +22,7 @@ const CONFIGS: [name: string, env: Record<string, string>][] = [
 const BARE = 'bare node:http';
 
 async function main(b: Bench) {
-  const siteDir = publishRealSite(b);
+  const siteDir = await publishRealSite(b);
 
   const targets: Target[] = [];
   for (const [i, [name, env]] of CONFIGS.entries()) {

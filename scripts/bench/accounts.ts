@@ -144,7 +144,7 @@ async function runStore(b: Bench, store: string, env: Record<string, string>, n:
   const stateDir = join(b.work, `state-${store.replace(/\W/g, '')}`);
   const gateway = await startGateway(b, {
     STATE_DIR: stateDir,
-    SITE_DIR: publishRealSite(b),
+    SITE_DIR: await publishRealSite(b),
     REGISTER_LIMIT_PER_HOUR: '1000000000',
     ...env,
   });

@@ -44,11 +44,11 @@ function generate(dir: string, scale: number) {
   return all.length;
 }
 
-function time(label: string, datasetDir: string, keep?: string): string {
+async function time(label: string, datasetDir: string, keep?: string): Promise<string> {
   const out = keep ? join(resolve(keep), 'site') : join(tmpdir(), `grain-bench-out-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
   const t0 = performance.now();
-  const r = buildSite(datasetDir);
+  const r = await buildSite(datasetDir);
   if (!r.ok) throw new Error(`${label}: ${r.errors.length} dataset errors`);
   const t1 = performance.now();
   publishSite(out, r.site);
@@ -65,7 +65,7 @@ function time(label: string, datasetDir: string, keep?: string): string {
   );
 }
 
-function main(argv: string[]) {
+async function main(argv: string[]) {
   const spec = {
     command: 'npm run bench:build --',
     usage: '[--scale N] [--keep DIR] [--out FILE]',
@@ -85,16 +85,16 @@ Exit codes: 0 measured, 2 usage.`,
   const scale = Number(values.scale);
   const command = `npm run bench:build${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   const lines = [`\`${command}\`: ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}.`, ''];
-  if (!values.keep) lines.push(time('real dataset', real));
+  if (!values.keep) lines.push(await time('real dataset', real));
   const dir = values.keep
     ? join(resolve(values.keep), 'dataset')
     : join(tmpdir(), `grain-bench-dataset-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   generate(dir, scale);
   startCoverage(dir);
-  lines.push(time(`${scale}× dataset`, dir, values.keep));
+  lines.push(await time(`${scale}× dataset`, dir, values.keep));
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
   emitReport(lines.join('\n'), values.out);
 }
 
-main(process.argv.slice(2));
+await main(process.argv.slice(2));

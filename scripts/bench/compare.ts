@@ -110,7 +110,7 @@ export async function compareWith(b: Bench, ref: string): Promise<string> {
   const header = runHeader(b);
   const loadAtStart = loadavg()[0]!;
   const old = checkoutRef(b, ref);
-  const siteDir = publishRealSite(b);
+  const siteDir = await publishRealSite(b);
   const sides = [
     await prepareSide(b, BEFORE, old.siteDir, old),
     await prepareSide(b, AFTER, siteDir),

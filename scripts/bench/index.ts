@@ -25,7 +25,7 @@ import { type Running, reachable, startBare, startGateway, startNginx } from './
 const UNLIMITED = { RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: '1000000000' };
 
 async function main(b: Bench) {
-  const siteDir = publishRealSite(b);
+  const siteDir = await publishRealSite(b);
   const pointer = readPointer(siteDir)!;
   const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
   const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;

@@ -13,7 +13,7 @@ import { productionReport } from './report-production.ts';
 import { startGateway } from './servers.ts';
 
 async function main(b: Bench) {
-  const siteDir = publishRealSite(b);
+  const siteDir = await publishRealSite(b);
   const f = await footprint(b, siteDir);
   const state = join(b.work, 'state');
   const keysFile = seedAccounts(state, 1_000);

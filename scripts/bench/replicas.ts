@@ -60,7 +60,7 @@ async function main(b: Bench): Promise<string> {
   for (let round = 0; round < b.rounds; round++) {
     for (const replicas of ['0', '1'] as const) {
       const gateway = await startGateway(b, {
-        SITE_DIR: publishRealSite(b),
+        SITE_DIR: await publishRealSite(b),
         REDIS_URL: `redis://127.0.0.1:${PRIMARY}`,
         REDIS_KEY_PREFIX: `bench:${process.pid}:`,
         REDIS_MIN_REPLICAS: replicas,

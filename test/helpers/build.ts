@@ -1,6 +1,6 @@
 // The build as the tests call it: one kit for the test file's process (build-site.ts, BuildKit), so
 // the many builds of mostly the same bodies compile the schemas, read the assets and bundle the
-// client once; and one encoding cache (build/emit/emit.ts, EncodingCache) shared by every test
+// client once; and one encoding cache (build/emit/encode.ts, EncodingCache) shared by every test
 // process and run of this checkout (in node_modules/.cache), so a body is compressed once, not once
 // a process: the module npm run build keeps its encodings with (build/emit/encoding-cache.ts), in a
 // folder of the tests' own that is never pruned (the tests build many datasets).

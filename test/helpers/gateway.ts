@@ -1,7 +1,7 @@
 // Real gateways for the tests: in this process on port 0 (with an injected clock), or as a child
 // process that can be killed. Requests go over real HTTP with a raw client that decodes nothing.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -10,11 +10,9 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { publishSite } from '../../build/publish/publish.ts';
 import { POINTER_FILE } from '../../build/site-format.ts';
 import { loadConfig } from '../../gateway/config.ts';
 import { type Gateway, startGateway } from '../../gateway/server.ts';
-import { buildSite } from './build.ts';
 import { bundled } from './bundles.ts';
 import { tempDir } from './dataset.ts';
 
@@ -48,7 +46,8 @@ let realSite: string | null = null;
  * The real dataset's site, built once for the whole run and shared by the test files' processes
  * (read only: a test that publishes builds has a folder of its own). It is kept under the hash of
  * everything it is built from, so a changed dataset or build code builds anew; the first process
- * to finish moves its folder into place whole, and the others keep theirs.
+ * to finish moves its folder into place whole, and the others keep theirs. Built by npm run build's
+ * command in a child, so that a caller need not wait: most call this where a value is wanted.
  */
 export function realSiteDir(): string {
   if (realSite) return realSite;
@@ -61,10 +60,11 @@ export function realSiteDir(): string {
   }
   const shared = join(tmpdir(), `grain-test-site-${hash.digest('hex').slice(0, 16)}`);
   if (!existsSync(join(shared, POINTER_FILE))) {
-    const r = buildSite(join(root, 'dataset'));
-    assert.ok(r.ok);
     const own = tempDir('site');
-    publishSite(own, r.site);
+    const cache = join(root, 'node_modules/.cache/test-real-site');
+    const args = ['--import', 'tsx', 'scripts/build.ts', '--dataset', 'dataset', '--out', own, '--cache', cache];
+    const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 0, `the real dataset does not build: ${run.stderr}`);
     try {
       renameSync(own, shared);
     } catch {
