@@ -15,6 +15,12 @@ import { root } from './helpers/gateway.ts';
 const UNIT = join(root, 'docs/deploy/grain-gateway.service');
 const CONTAINERFILE = join(root, 'docs/deploy/Containerfile');
 const ANALYZE = '/usr/bin/systemd-analyze';
+/** node's arguments as npm start runs the gateway (package.json): every launcher runs the same. */
+const NODE_ARGS = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .replace(/^exec node /, '')
+  .split(' ');
 
 /** Every `Key=value` of the unit, the last one winning as in systemd (Environment= lines gathered). */
 function unitSettings(text: string) {
@@ -54,7 +60,8 @@ describe('docs/deploy: the systemd unit', () => {
   });
 
   it('runs node on the launcher as its own user, hardened, writing only STATE_DIR', () => {
-    assert.equal(settings.get('ExecStart'), '/usr/bin/node scripts/start.mjs');
+    assert.equal(settings.get('ExecStart'), ['/usr/bin/node', ...NODE_ARGS].join(' '));
+    assert.equal(NODE_ARGS.at(-1), 'scripts/start.mjs');
     assert.ok(settings.get('User') && settings.get('User') !== 'root');
     assert.equal(settings.get('ProtectSystem'), 'strict');
     assert.equal(settings.get('NoNewPrivileges'), 'yes');
@@ -95,7 +102,7 @@ describe('docs/deploy: the Containerfile', () => {
   it('runs node on the launcher as PID 1, unprivileged, with STATE_DIR on a volume and a health check', () => {
     assert.deepEqual(
       op('CMD').map((c) => JSON.parse(c)),
-      [['node', 'scripts/start.mjs']],
+      [['node', ...NODE_ARGS]],
     );
     assert.deepEqual(op('USER'), ['node']);
     assert.deepEqual(op('WORKDIR'), ['/app']);

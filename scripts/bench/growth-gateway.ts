@@ -1,4 +1,4 @@
-// The gateway of npm run bench:growth: npm start's entry on a built site with the embedded store,
+// The gateway of npm run bench:growth: npm start's entry and options on a built site with the embedded store,
 // its resident set read from /proc (now, and its peak), a load of data requests, and the wait for a
 // new build to be swapped in.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { MANIFEST_FILE, type Manifest, POINTER_FILE, ROUTES, routeOf } from '../../build/site-format.ts';
 import { root } from './context.ts';
+import { npmStartArgs } from './npm-start.ts';
 
 export interface GrowthGateway {
   /** From the spawn to /health's first 200. */
@@ -49,7 +50,7 @@ export async function growthGateway(site: string): Promise<GrowthGateway> {
   const t0 = performance.now();
   // the embedded store and the build on disk, whatever this shell exports (REDIS_URL, UPSTREAM_URL…)
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(REDIS_|UPSTREAM_)/.test(k)));
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+  const child = spawn(process.execPath, npmStartArgs(root), {
     cwd: root,
     env: {
       ...env,

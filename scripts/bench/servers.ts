@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { type Bench, HEALTH, pin, root } from './context.ts';
 import { probe } from './load.ts';
+import { npmStartArgs } from './npm-start.ts';
 
 export function reachable(port: number): Promise<boolean> {
   return new Promise((r) => {
@@ -81,7 +82,7 @@ export function bundleForBench(checkout: Checkout) {
 }
 
 /**
- * The gateway as `npm start` runs it: node scripts/start.mjs, which imports the bundle; or, for
+ * The gateway as `npm start` runs it (npm-start.ts): node scripts/start.mjs, which imports the bundle; or, for
  * comparison, from the sources through tsx as `npm run dev` runs it (without the watcher). This
  * checkout's unless another is given (bench:compare's ref).
  */
@@ -92,7 +93,7 @@ export function startGateway(
   checkout: Checkout = { dir: root, bundleDir: b.bundleDir },
 ) {
   bundleForBench(checkout);
-  const command = how === 'bundle' ? ['scripts/start.mjs'] : ['--import', 'tsx', 'gateway/index.ts'];
+  const command = how === 'bundle' ? npmStartArgs(checkout.dir) : ['--import', 'tsx', 'gateway/index.ts'];
   let port = 0;
   let out = '';
   return startPinned(
