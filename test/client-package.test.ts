@@ -33,7 +33,7 @@ import { get, realSiteDir, register, root, startTestGateway, type TestGateway } 
 // each way assignable, so a field added, dropped or retyped on either side fails to compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShapes: [
-  Same<Published.GrainRecordBody, Source.GrainRecordBody>,
+  Same<Published.GrainRecord, Source.GrainRecord>,
   Same<Published.GrainSummary, Source.GrainSummary>,
   Same<Published.Snapshot, Source.Snapshot>,
   Same<Published.Changelog, Source.Changelog>,

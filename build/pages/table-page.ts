@@ -4,7 +4,7 @@
 // marked (data-changed) with the old value struck through beside the word "was", and listed above
 // the table with links to them, so colour is never the only signal.
 import { grainKey, grainYearKey, ROUTES } from '../site-format.ts';
-import type { Change, Factor, GrainRecord, Threshold } from '../types.ts';
+import type { Change, CompiledRecord, Factor, Threshold } from '../types.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
 import { cellAnchor, cellKey, cellText, changesByCell, factorHeader, oldCell } from './table-cells.ts';
@@ -44,7 +44,7 @@ const was = (f: Factor | undefined, grade: string | null, changes: Change[]) =>
     : cellText(oldCell(f?.thresholds[grade] as Threshold | undefined, changes));
 
 /** A factor's row: a cell per grade, then the fall-through; a cell a change named holds its old value too. */
-function factorRow(r: GrainRecord, f: Factor, marked: Marked): Html {
+function factorRow(r: CompiledRecord, f: Factor, marked: Marked): Html {
   const ref = f.footnote_ref;
   const sup =
     ref &&
@@ -62,7 +62,7 @@ function factorRow(r: GrainRecord, f: Factor, marked: Marked): Html {
 }
 
 /** The table itself: its caption, a column per grade and the fall-through, a row group per factor group. */
-function gradingTable(r: GrainRecord, marked: Marked): Html {
+function gradingTable(r: CompiledRecord, marked: Marked): Html {
   const year = r.effective_crop_year;
   const columns = r.grades.length + 2;
   const groups = r.factor_groups.map(
@@ -82,7 +82,7 @@ ${groups}</table></div>`;
 }
 
 /** "What changed": each marked cell linked, was and now, then the other fields a change named. */
-function changesSection(r: GrainRecord, marks: TableMarks, marked: Marked, feedHref?: string): Html {
+function changesSection(r: CompiledRecord, marks: TableMarks, marked: Marked, feedHref?: string): Html {
   const factors = r.factor_groups.flatMap((g) => g.factors);
   const listed = [...marked.cells.values()].map((changes) => {
     const { factor_id, grade } = changes[0]!;
@@ -106,7 +106,7 @@ ${listed}${others.length > 0 && html`<li>Also changed: ${others.join(', ')}.</li
 }
 
 /** Under the table: what the last column means, the floor rules, the notes and the grade ladders. */
-function underTable(r: GrainRecord): Html {
+function underTable(r: CompiledRecord): Html {
   // a floor rule's note is often also among the record's notes: said once
   const notes = r.notes.filter((n) => !r.grade_floor_rules.some((g) => g.note === n));
   const tracks = r.variety_tracks?.map((t) => html`<li>${t.track_id}: ${t.grades.join(', ')}</li>\n`);
@@ -122,7 +122,7 @@ ${under}</section>`;
 }
 
 /** The footnotes, each linking back to the factors that cite it; nothing when there are none. */
-function footnotesSection(r: GrainRecord): Html | false {
+function footnotesSection(r: CompiledRecord): Html | false {
   const factors = r.factor_groups.flatMap((g) => g.factors);
   const citing = (key: string) => factors.filter((f) => f.footnote_ref === key);
   const footnotes = Object.entries(r.footnotes).map(
@@ -142,7 +142,7 @@ ${footnotes}</ol>
 }
 
 /** The facts above the table: when it was checked, its kind, its crop years and where it is as data. */
-function factsList(r: GrainRecord, opts: TablePageOptions): Html {
+function factsList(r: CompiledRecord, opts: TablePageOptions): Html {
   const year = r.effective_crop_year;
   const current = year === opts.years.at(-1);
   const apiPath = current ? grainKey(r.grain_id) : grainYearKey(r.grain_id, year);
@@ -165,7 +165,7 @@ ${yearList && html`<li>Crop years: ${yearList}</li>\n`}<li>As data: <a href="${a
 </ul>`;
 }
 
-export function renderTablePage(r: GrainRecord, opts: TablePageOptions): string {
+export function renderTablePage(r: CompiledRecord, opts: TablePageOptions): string {
   const year = r.effective_crop_year;
   const current = year === opts.years.at(-1);
   const marked = changesByCell(opts.marks?.changes ?? []);

@@ -9,7 +9,7 @@ export type {
   Factor,
   FallthroughOutcome,
   GrainList,
-  GrainRecordBody as GrainRecord,
+  GrainRecord,
   GrainSummary,
   Snapshot,
   Threshold,

@@ -15,10 +15,10 @@ export interface GradeError {
     field: string;
 }
 /** What the grader reads of a record: a synced record has all of it. */
-export type Rec = Pick<GrainRecord, 'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'colours' | 'grade_floor_rules' | 'footnote_rules'> & {
+export type RecordToGrade = Pick<GrainRecord, 'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'colours' | 'grade_floor_rules' | 'footnote_rules'> & {
     factor_groups: {
         factors: Factor[];
     }[];
 };
 /** Checks the sample's shape against the record; the first problem, naming its field. */
-export declare function checkSample(record: Rec, sample: unknown): GradeError | null;
+export declare function checkSample(record: RecordToGrade, sample: unknown): GradeError | null;
