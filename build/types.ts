@@ -29,7 +29,7 @@ export type Snapshot = Response<'Snapshot'>;
 /** An error's body: a sentence, the status and a stable code. */
 export type ErrorBody = Response<'Error'>;
 
-/** The grader's answer (build/client/grade.ts). */
+/** The grader's answer (build/grading/grade.ts). */
 export type GradeResult = FromSchema<typeof GradeAnswerFields>;
 
 /** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */

@@ -3,7 +3,7 @@
 // a response schema, and commit the result; the tests fail while they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readArgs } from '../build/client/cli/args.ts';
+import { readArgs } from '../build/cli-args.ts';
 import { clientDeclarations } from '../build/pack/declarations.ts';
 import { TYPES_DIR } from '../build/pack/package-layout.ts';
 import { projectRoot } from '../build/project-root.mjs';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { type Context, grade, metAbove } from '../build/client/grade.ts';
+import { type Context, grade, metAbove } from '../build/grading/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
 import type { CompiledRecord, Factor } from '../build/types.ts';
 import { formatError } from '../build/validate/validate.ts';

@@ -1,4 +1,4 @@
-// The reference grader (build/client/grade.ts) on the real dataset: samples made by hand for the
+// The reference grader (build/grading/grade.ts) on the real dataset: samples made by hand for the
 // cases the pages spell out, samples that cannot be real, then, for every one of the 23 classes, a
 // clean sample, a limit exactly met, one just over, a fall-through and an undetermined sample.
 // The conformance suite (test/grade-suite.test.ts) holds the answers read off the pages.
@@ -14,7 +14,7 @@ import {
   parseSample,
   roundTo,
   type Sample,
-} from '../build/client/grade.ts';
+} from '../build/grading/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
 import type { CompiledRecord, Factor } from '../build/types.ts';
 import { validateDataset } from './helpers/build.ts';

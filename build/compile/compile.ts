@@ -2,7 +2,7 @@
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
 
-import { summaryOf } from '../client/summary.ts';
+import { summaryOf } from '../grain-summary.ts';
 import type { RecordJson } from '../load/covered.ts';
 import {
   CHANGELOG_MAX_LIMIT,

@@ -2,7 +2,7 @@
 // the same importer (with the editor's judgements carried over), and the two records are compared
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
-import { printedValue } from '../client/printed.ts';
+import { printedValue } from '../grading/printed.ts';
 import { type LoadedFile, loadYaml } from '../load/load.ts';
 import type { CompiledRecord, Factor, Threshold } from '../types.ts';
 import type { SchemaChecks } from '../validate/schema-errors.ts';

@@ -1,7 +1,7 @@
 // Samples made from a record: a clean one that meets the best grade of a ladder, and one for every
 // fall-through a record holds (each factor past its lowest grade's limit, once per outcome's
 // condition and region, on every track), for the tests that walk every outcome of every class.
-import { roundTo, type Sample } from '../../build/client/grade.ts';
+import { roundTo, type Sample } from '../../build/grading/grade.ts';
 import type { CompiledRecord, Factor } from '../../build/types.ts';
 
 const factorsOf = (r: CompiledRecord) => r.factor_groups.flatMap((g) => g.factors);

@@ -3,7 +3,7 @@
 // region and colour a record holds, a value exactly at a limit and one decimal past one. The
 // tests assert the list of gaps is empty; a new rule in the data without a case is a gap.
 
-import type { SuiteGroup } from '../../build/client/grade-suite/define.ts';
+import type { SuiteGroup } from '../../build/grading/grade-suite/define.ts';
 import type { CompiledRecord } from '../../build/types.ts';
 
 export function suiteGaps(suite: SuiteGroup[], records: CompiledRecord[]): string[] {
