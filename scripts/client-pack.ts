@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArgs } from '../build/cli-args.ts';
-import { CLIENT_VERSION } from '../build/client/package/version.ts';
+import { CLIENT_VERSION } from '../build/client/version.ts';
 import { CLIENT_PACKAGE, clientTarball } from '../build/pack/pack.ts';
 import { projectRoot } from '../build/project-root.mjs';
 

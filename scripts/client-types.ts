@@ -1,5 +1,5 @@
 // npm run client:types: writes the client package's declarations (build/pack/declarations.ts)
-// into build/client/types/, replacing what was there. Run it after changing build/client/ or
+// into build/client/types/, replacing what was there. Run it after changing build/client/, build/grading/ or
 // a response schema, and commit the result; the tests fail while they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +12,7 @@ readArgs({
   command: 'npm run client:types --',
   usage: '',
   help: `Writes the client package's declarations into ${TYPES_DIR}/ from the sources, replacing what is
-there. Run it after changing build/client/ or a response schema, and commit the result.`,
+there. Run it after changing build/client/, build/grading/ or a response schema, and commit the result.`,
   options: {},
 });
 const root = projectRoot();

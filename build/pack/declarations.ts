@@ -4,7 +4,7 @@
 // schema-types.ts. A dev tool: `npm run client:types` writes them into build/client/types/ (TYPES_DIR),
 // where they are committed, for the build to pack on the production dependencies alone;
 // test/client-package.test.ts fails when they are stale.
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { projectRoot } from '../project-root.mjs';
 import { GradeAnswerFields } from '../schema/grade-result.ts';
@@ -81,8 +81,26 @@ export function clientDeclarations(): Map<string, string> {
       visit(relative(outDir, resolve(dirname(join(outDir, file)), spec.replace(/\.js$/, '.d.ts'))));
     }
   };
-  for (const entry of entries) {
-    visit(relative(join(root, SOURCE_ROOT), join(root, entry)).replace(/\.ts$/, '.d.ts'));
+  for (const entry of entries) visit(relative(SOURCE_ROOT, entry).replace(/\.ts$/, '.d.ts'));
+  return flat(out);
+}
+
+/**
+ * The declarations in one folder, as a package's types are read: each file by its own name (the
+ * source tree has no two files of one name), its relative imports rewritten to their flat names.
+ */
+function flat(nested: Map<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [file, text] of nested) {
+    const name = basename(file);
+    if (out.has(name)) throw new Error(`two declarations named ${name}: the package's types are one folder`);
+    const rewritten = text.replace(
+      /(from\s+['"])(\.{1,2}\/[^'"]+)(['"])/g,
+      (_, from: string, spec: string, end: string) => {
+        return `${from}./${basename(spec)}${end}`;
+      },
+    );
+    out.set(name, rewritten);
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -24,4 +24,4 @@ export {
   type Fetched,
   type RateLimit,
 } from '../api.ts';
-export { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
+export { CLIENT_VERSION, SCHEMA_VERSION } from '../version.ts';
