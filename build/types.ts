@@ -15,12 +15,13 @@ export type OutcomeKind = FallthroughOutcome['kind'];
 export type Factor = Response<'Factor'>;
 export type Direction = Factor['threshold_direction'];
 export type GrainSummary = Response<'GrainSummary'>;
-/** A grain record as compiled; the body adds schema_version in front. */
-export type GrainRecord = Omit<Response<'GrainRecord'>, 'schema_version'>;
+/** A grain record as the build compiles it; published, schema_version goes in front (compile/published.ts). */
+export type CompiledRecord = Omit<GrainRecord, 'schema_version'>;
 export type ChangelogEntry = Response<'ChangelogEntry'>;
 /** The bodies of the three data endpoints, as served. */
 export type GrainList = Response<'GrainList'>;
-export type GrainRecordBody = Response<'GrainRecord'>;
+/** A grain record exactly as GET /api/grains/{grain_id} returns it. */
+export type GrainRecord = Response<'GrainRecord'>;
 export type Changelog = Response<'Changelog'>;
 export type Change = Response<'ChangelogChange'>;
 /** Every record and the whole changelog in one body (GET /api/snapshot). */
@@ -28,7 +29,7 @@ export type Snapshot = Response<'Snapshot'>;
 /** An error's body: a sentence, the status and a stable code. */
 export type ErrorBody = Response<'Error'>;
 
-/** The grader's answer (build/client/grade.ts). */
+/** The grader's answer (build/grading/grade.ts). */
 export type GradeResult = FromSchema<typeof GradeAnswerFields>;
 
 /** A grain file as an editor writes it (defaults omitted; cells are read by cells.ts). */

@@ -2,6 +2,10 @@
 // buffered and written together, off the request's path. Nothing that could hold a key is logged:
 // no headers, no query string, and key-shaped text in a path is masked.
 import { holdsKey, maskKeys } from './key-in-url.ts';
+import { LogChunks, type LogOutput } from './log-chunks.ts';
+import { ascii, isoTime, TimeStamp } from './log-time.ts';
+
+export type { LogOutput };
 
 export type LogFn = (fields: Record<string, unknown>) => void;
 
@@ -67,7 +71,6 @@ function pathParts(methodPaths: Map<string, Map<string, PathParts>>, method: str
   return parts;
 }
 
-const ascii = (s: string) => Buffer.from(s, 'latin1');
 // A line is written as two cached parts (each a copy into the chunk): `{"time":"…",` per ms, then
 // the method, path and status (kept by each logger, per path and status), then digits and the account.
 const ACCOUNT_NULL = ascii(',"account":null}\n');
@@ -86,32 +89,25 @@ const isDecimal = (s: string) => {
   return true;
 };
 
-export interface LogOutput {
-  /**
-   * Takes a chunk of whole lines (UTF-8) and may keep it: the logger never writes into a chunk it
-   * handed over. false means the output is backed up (a stream over its buffer).
-   */
-  write(chunk: Buffer): boolean | undefined;
-  /** Calls back once a backed-up output has room again. */
-  onDrain?(resume: () => void): void;
+/** The duration, in hundredths, as JSON.stringify writes the number they make. */
+function writeMs(chunks: LogChunks, hundredths: number) {
+  chunks.digits(Math.floor(hundredths / 100));
+  const cents = hundredths % 100;
+  if (cents !== 0) {
+    chunks.byte(DOT);
+    chunks.byte(ZERO + Math.floor(cents / 10));
+    if (cents % 10 !== 0) chunks.byte(ZERO + (cents % 10));
+  }
 }
 
-/** Lines held while the output is backed up; beyond this they are counted and dropped. */
-const MAX_HELD_BYTES = 1 << 20;
-/** Lines are encoded into a buffer of this size and written when it is full or flushMs passed. */
-const CHUNK_BYTES = 64 * 1024;
+function writeAccount(chunks: LogChunks, account: string | null) {
+  if (account === null) return chunks.bytes(ACCOUNT_NULL);
+  chunks.bytes(ACCOUNT_START);
+  for (let i = 0; i < account.length; i++) chunks.byte(account.charCodeAt(i));
+  chunks.bytes(END);
+}
 
-/**
- * `out` receives chunks of lines. Each line is encoded into the current chunk as it is made, so
- * no line lives on as a JS string: held as strings until the next write (up to 100 ms), they
- * outlived young-generation collections at high request rates and were copied to the old one
- * (docs/performance.md: the measurements behind the code).
- *
- * When the output says it is backed up (a log reader slower than the requests), chunks wait, up
- * to 1 MiB, and further lines are dropped and counted in a `log_dropped` line once it drains:
- * memory stays bounded whatever reads the log (a starved reader on the pipe grew RSS without bound
- * before this).
- */
+/** `out` receives chunks of lines (log-chunks.ts: how they are held, and dropped while it is backed up). */
 export function createLogger(
   out: LogOutput | ((chunk: Buffer) => void),
   clock: () => number = Date.now,
@@ -120,117 +116,12 @@ export function createLogger(
   const output: LogOutput = typeof out === 'function' ? { write: (c) => void out(c) } : out;
   /** The logger's kept parts of lines, by method and path. */
   const methodPaths = new Map<string, Map<string, PathParts>>();
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let used = 0;
-  /** Filled chunks not yet written (the output is backed up), and their bytes. */
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let backedUp = false;
-  let dropped = 0;
-  /** The current chunk's lines join the held ones; a new chunk takes the next lines. */
-  const seal = () => {
-    if (used === 0) return;
-    held.push(chunk.subarray(0, used));
-    heldBytes += used;
-    chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    used = 0;
-  };
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    seal();
-    if (backedUp || heldBytes === 0) return;
-    const data = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
-    held = [];
-    heldBytes = 0;
-    if (output.write(data) === false && output.onDrain) {
-      backedUp = true;
-      output.onDrain(() => {
-        backedUp = false;
-        if (dropped > 0) {
-          log({ event: 'log_dropped', lines: dropped });
-          dropped = 0;
-        }
-        flush();
-      });
-    }
-  };
-  /** The time as text, for events and unusual lines (rare): made when asked. */
-  const time = (ms = clock()) => new Date(ms).toISOString();
-  /**
-   * `{"time":"…",` of the last request's millisecond, kept as bytes: the whole ISO text is made once
-   * a second, and within the second only the three digits of the millisecond are rewritten: below
-   * some thousands of requests a second the millisecond changes on almost every request, and the
-   * text made per millisecond was most of a line's cost (docs/performance.md: the measurements behind the code).
-   */
-  let timePart = ascii('{"time":"1970-01-01T00:00:00.000Z",');
-  let lastMs = 0;
-  let lastSecond = Number.NaN;
-  const timeBytes = (now: number) => {
-    if (now === lastMs) return;
-    lastMs = now;
-    const ms = Math.floor(now); // toISOString's millisecond
-    const second = Math.floor(ms / 1000);
-    if (second !== lastSecond) {
-      lastSecond = second;
-      const iso = time(ms);
-      if (iso.length + 11 !== timePart.length)
-        timePart = ascii(`{"time":"${iso}",`); // a year past 9999
-      else for (let i = 0; i < iso.length; i++) timePart[9 + i] = iso.charCodeAt(i);
-      return;
-    }
-    // `.mmmZ",` ends the part: the digits are the 6th to 4th bytes from its end
-    const milli = ms - second * 1000;
-    const at = timePart.length - 6;
-    timePart[at] = ZERO + Math.floor(milli / 100);
-    timePart[at + 1] = ZERO + (Math.floor(milli / 10) % 10);
-    timePart[at + 2] = ZERO + (milli % 10);
-  };
-  /** Lines are written at the latest flushMs after the first of them. */
-  const schedule = () => {
-    if (timer) return;
-    timer = setTimeout(flush, flushMs);
-    timer.unref();
-  };
-  const push = (line: string) => {
-    if (backedUp && heldBytes + used >= MAX_HELD_BYTES) {
-      dropped++;
-      return;
-    }
-    const most = line.length * 3; // UTF-8 bytes of a UTF-16 string, at most
-    if (used + most > CHUNK_BYTES) {
-      flush();
-      if (most > CHUNK_BYTES) {
-        // a line longer than a chunk (an event with a long message) goes as a chunk of its own
-        const own = Buffer.from(line);
-        held.push(own);
-        heldBytes += own.length;
-        flush();
-        return;
-      }
-    }
-    used += chunk.write(line, used);
-    schedule();
-  };
-  // a function declaration: flush (above) reports drops through it
+  const chunks = new LogChunks(output, flushMs, (lines) => log({ event: 'log_dropped', lines }));
+  const stamp = new TimeStamp();
+  // a function declaration: the chunks report drops through it
   function log(fields: Record<string, unknown>) {
-    push(`${JSON.stringify({ time: time(), ...fields })}\n`);
+    chunks.push(`${JSON.stringify({ time: isoTime(clock()), ...fields })}\n`);
   }
-  const bytes = (b: Uint8Array) => {
-    chunk.set(b, used);
-    used += b.length;
-  };
-  /** A whole number below 2^53, in decimal. */
-  const digits = (n: number) => {
-    let end = used + 1;
-    for (let x = n; x >= 10; x = Math.floor(x / 10)) end++;
-    used = end;
-    do {
-      chunk[--end] = ZERO + (n % 10);
-      n = Math.floor(n / 10);
-    } while (n > 0);
-  };
   /**
    * The per-request line, written as bytes into the chunk: cached parts, digits, nothing allocated
    * (cheaper than the same line built as a string and encoded (docs/performance.md: the
@@ -245,36 +136,25 @@ export function createLogger(
     const parts = pathParts(methodPaths, method, url);
     const hundredths = Math.round(ms * 100);
     if (
-      (backedUp && heldBytes + used >= MAX_HELD_BYTES) ||
+      chunks.full ||
       !(hundredths >= 0 && hundredths < 1e15) ||
       (account !== null && !isDecimal(account)) ||
       !(status >= 100 && status <= 999)
     ) {
-      push(
-        `{"time":"${time(now)}",${parts.methodPath.toString()},"status":${status},` +
+      chunks.push(
+        `{"time":"${isoTime(now)}",${parts.methodPath.toString()},"status":${status},` +
           `"ms":${hundredths / 100},"account":${JSON.stringify(account)}}\n`,
       );
       return;
     }
-    timeBytes(now);
     const part = parts.withStatus[status] ?? withStatus(parts, status);
-    if (used + part.length + 128 > CHUNK_BYTES) flush();
-    bytes(timePart);
-    bytes(part);
-    digits(Math.floor(hundredths / 100));
-    const cents = hundredths % 100;
-    if (cents !== 0) {
-      chunk[used++] = DOT;
-      chunk[used++] = ZERO + Math.floor(cents / 10);
-      if (cents % 10 !== 0) chunk[used++] = ZERO + (cents % 10);
-    }
-    if (account === null) bytes(ACCOUNT_NULL);
-    else {
-      bytes(ACCOUNT_START);
-      for (let i = 0; i < account.length; i++) chunk[used++] = account.charCodeAt(i);
-      bytes(END);
-    }
-    schedule();
+    const time = stamp.at(now);
+    chunks.room(part.length + 128);
+    chunks.bytes(time);
+    chunks.bytes(part);
+    writeMs(chunks, hundredths);
+    writeAccount(chunks, account);
+    chunks.schedule();
   };
-  return { log, request, flush };
+  return { log, request, flush: () => chunks.flush() };
 }

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { RouteName } from '../build/site-format.ts';
 import type { App, GatewayRequest, GatewayResponse, Reply } from './app.ts';
 import { INTERNAL_ERROR } from './app.ts';
-import { type AssembleOptions, assembleGateway } from './assemble.ts';
+import { type AssembleOptions, assembleGateway, type GatewayParts } from './assemble.ts';
 import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
 import type { LogFn, RequestLine } from './log.ts';
@@ -100,24 +100,31 @@ class NodeRequest implements GatewayRequest, RequestLine {
   }
 }
 
-export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const { config } = opts;
-  const parts = await assembleGateway(opts);
-  const { app, site, store, mailer, metrics, logger, log, clock } = parts;
-  const upstream = config.upstreamUrl;
-  // http-proxy is loaded only in this mode
-  const proxy = upstream
-    ? (await import('./server-proxy.ts')).createUpstreamProxy(upstream, config.upstreamTimeoutMs)
-    : null;
+type Proxy = ReturnType<typeof import('./server-proxy.ts').createUpstreamProxy> | null;
 
+/** The requests in flight, counted so that a close waits for them (shutdownGraceMs at most). */
+interface Traffic {
+  inFlight: number;
+  closing: boolean;
+  drained: (() => void) | null;
+}
+
+/** What the server's parts share: the gateway assembled, its config, the upstream proxy if any, the traffic. */
+interface Served {
+  parts: GatewayParts;
+  config: GatewayOptions['config'];
+  proxy: Proxy;
+  traffic: Traffic;
+}
+
+/** The request path: each request handed to the app, its answer written (or proxied), then logged and counted. */
+function requestHandler({ parts, config, proxy, traffic }: Served) {
+  const { app, metrics, logger, log, clock } = parts;
+  const { accessLog } = config;
   // ACCESS_LOG: a deployment whose CDN logs every request may keep only errors, or none.
-  const logAll = config.accessLog === 'all';
-  const logErrors = config.accessLog === 'errors';
-  const timed = config.accessLog !== 'off' || metrics !== null;
-  let inFlight = 0;
-  let closing = false;
-  let drained: (() => void) | null = null;
-
+  const logAll = accessLog === 'all';
+  const logErrors = accessLog === 'errors';
+  const timed = accessLog !== 'off' || metrics !== null;
   const finish = (request: NodeRequest, status: number, account: string | null) => {
     request.status = status;
     request.account = account;
@@ -127,13 +134,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (logged || metrics !== null) request.ms = performance.now() - request.started;
     metrics?.request(request.row, status, request.ms / 1000);
     if (logged) logger.request(request);
-    if (--inFlight === 0 && drained) drained();
+    if (--traffic.inFlight === 0 && traffic.drained) traffic.drained();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse) => {
     const req = request.raw;
     let headers = r.headers;
     // An unread or half-read body, or a server going down: close rather than keep alive.
-    if (closing || (!req.complete && (request.bodyRead || request.method === 'POST')))
+    if (traffic.closing || (!req.complete && (request.bodyRead || request.method === 'POST')))
       headers = headers.concat('Connection', 'close');
     if (r.proxy !== null && proxy) {
       const done = (status: number) => finish(request, status, r.account);
@@ -153,8 +160,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     });
     return INTERNAL_ERROR;
   };
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    traffic.inFlight++;
     const request = new NodeRequest(req, clock(), timed ? performance.now() : 0);
     let reply: Reply;
     try {
@@ -169,6 +176,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       );
     } else send(request, res, reply);
   };
+}
+
+/** The server with its timeouts and caps, answering what never reaches the app: CONNECT and unparsable requests. */
+function createGatewayServer(
+  { parts, config }: Served,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+) {
+  const { logger, clock } = parts;
   const server = createServer(
     {
       maxHeaderSize: config.maxHeaderBytes,
@@ -188,7 +203,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   // CONNECT would otherwise get no answer at all: it is a method like any other we do not allow.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.end(rawErrorResponse(ERRORS.connectNotAllowed, 'Method Not Allowed'));
-    if (logAll || logErrors)
+    if (config.accessLog !== 'off')
       logger.request({
         method: req.method ?? 'CONNECT',
         url: req.url ?? '',
@@ -210,6 +225,43 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         : (CLIENT_ERRORS[err.code ?? ''] ?? ERRORS.badHttp);
     socket.end(rawErrorResponse(answer, STATUS_CODES[answer.status]!));
   });
+  return server;
+}
+
+/** A draining close, once: no new connection, idle ones closed, the requests in flight given their grace. */
+function drainingClose({ parts, config, proxy, traffic }: Served, server: Server) {
+  let closed: Promise<void> | null = null;
+  return () =>
+    (closed ??= (async () => {
+      traffic.closing = true;
+      const stopped = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      if (traffic.inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((r) => (traffic.drained = r)),
+          new Promise<void>((r) => setTimeout(r, config.shutdownGraceMs).unref()),
+        ]);
+      }
+      server.closeAllConnections();
+      await stopped;
+      proxy?.close();
+      await parts.close();
+      parts.log({ event: 'stopped', in_flight_left: traffic.inFlight });
+      parts.logger.flush();
+    })());
+}
+
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  const { config } = opts;
+  const parts = await assembleGateway(opts);
+  const { app, site, store, mailer, log } = parts;
+  const upstream = config.upstreamUrl;
+  // http-proxy is loaded only in this mode
+  const proxy = upstream
+    ? (await import('./server-proxy.ts')).createUpstreamProxy(upstream, config.upstreamTimeoutMs)
+    : null;
+  const served: Served = { parts, config, proxy, traffic: { inFlight: 0, closing: false, drained: null } };
+  const server = createGatewayServer(served, requestHandler(served));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -232,36 +284,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     // A hop count believes X-Forwarded-For from whoever connects (docs/operations.md, "Behind a CDN")
     log({ event: 'warning', message: TRUST_PROXY_HOPS_WARNING });
   }
-
-  let closed: Promise<void> | null = null;
-  const close = () =>
-    (closed ??= (async () => {
-      closing = true;
-      const stopped = new Promise<void>((r) => server.close(() => r()));
-      server.closeIdleConnections();
-      if (inFlight > 0) {
-        await Promise.race([
-          new Promise<void>((r) => (drained = r)),
-          new Promise<void>((r) => setTimeout(r, config.shutdownGraceMs).unref()),
-        ]);
-      }
-      server.closeAllConnections();
-      await stopped;
-      proxy?.close();
-      await parts.close();
-      log({ event: 'stopped', in_flight_left: inFlight });
-      logger.flush();
-    })());
-
-  return {
-    server,
-    port,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    app,
-    site,
-    store,
-    mailer,
-    log,
-    close,
-  };
+  const close = drainingClose(served, server);
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return { server, port, url, app, site, store, mailer, log, close };
 }

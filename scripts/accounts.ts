@@ -6,7 +6,7 @@
 // Exit codes: 0 done, 1 no such account or key (or the store cannot be reached), 2 usage.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { type Config, ConfigError, loadConfig } from '../gateway/config.ts';
 import { accountQueries, DB_FILE, openDatabase } from '../gateway/store/sqlite/schema.ts';
 import type { AccountQueries, AccountRow, KeyRow } from '../gateway/store/types.ts';

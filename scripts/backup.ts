@@ -2,7 +2,7 @@
 // taken while the gateway serves; refuses a file that exists. Restoring it: docs/operations.md,
 // "Backups". With REDIS_URL the keys are in Redis, whose own files are what to back up.
 import { resolve } from 'node:path';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { configOrExit } from '../gateway/startup.ts';
 import { BackupError, backupStore } from '../gateway/store/backup.ts';
 

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { buildKit, buildSite } from '../build/build-site.ts';
 import { describeChange } from '../build/changelog/diff.ts';
 import { DRAFT_COMMAND, type Unlogged } from '../build/changelog/guard.ts';
-import { readArgs } from '../build/client/cli/args.ts';
+import { readArgs } from '../build/cli-args.ts';
 import { folderEncodings } from '../build/emit/encoding-cache.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
 import { publishStaged, readPointer, stagingDir } from '../build/publish/publish.ts';

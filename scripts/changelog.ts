@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
 import { draftChangelog, startCoverage } from '../build/changelog/files.ts';
 import { readLiveBuild } from '../build/changelog/live.ts';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { formatError } from '../build/validate/validate.ts';
 

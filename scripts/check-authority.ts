@@ -2,7 +2,7 @@
 // and compared with the dataset, cell by cell (build/import/check-dataset.ts); exit 1 on any
 // difference or page not checked.
 import { resolve } from 'node:path';
-import { readArgs } from '../build/client/cli/args.ts';
+import { readArgs } from '../build/cli-args.ts';
 import { checkAuthority } from '../build/import/check-dataset.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 

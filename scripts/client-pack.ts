@@ -2,8 +2,8 @@
 // dist/grain-tables-client-<version>.tgz, and prints its path as the last line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readArgs } from '../build/client/cli/args.ts';
-import { CLIENT_VERSION } from '../build/client/package/version.ts';
+import { readArgs } from '../build/cli-args.ts';
+import { CLIENT_VERSION } from '../build/client/version.ts';
 import { CLIENT_PACKAGE, clientTarball } from '../build/pack/pack.ts';
 import { projectRoot } from '../build/project-root.mjs';
 

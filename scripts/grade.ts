@@ -1,6 +1,6 @@
 // npm run grade -- …: the client package's `grain-tables grade`, run from this repository
 // (build/client/cli/grade-command.ts; docs/grading.md).
-import { runCli } from '../build/client/cli/args.ts';
+import { runCli } from '../build/cli-args.ts';
 import { gradeCommand } from '../build/client/cli/grade-command.ts';
 
 runCli('grade', () =>

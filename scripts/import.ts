@@ -3,7 +3,7 @@
 // Parses an authority page and writes (or updates in place) dataset/grains/<GRAIN_ID>.yaml for review.
 import { writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { importPage } from '../build/import/import-page.ts';
 import { PageError } from '../build/import/parse-page.ts';
 import { readPage } from '../build/import/read-page.ts';

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { loadDataset } from '../build/load/load.ts';
 import { committedBaseline, publishedBaseline, renderPreview } from '../build/pages/preview.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';

@@ -2,7 +2,7 @@
 // at one of them (docs/operations.md, "Rolling back"). A running gateway swaps it in, as it does a
 // new build; clients see the earlier records and changelog, and npm run sync brings them.
 import { resolve } from 'node:path';
-import { readArgs, usageExit } from '../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../build/cli-args.ts';
 import { keptBuilds, rollBack } from '../build/publish/publish.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 

@@ -1,7 +1,7 @@
 // tier: full (every npm script that takes arguments, run as a child process)
 // Every command a person runs with arguments answers `--help` with its usage, exit 0, and a
 // made-up option with a sentence naming it and the usage line, exit 2: never a stack trace (every
-// CLI reads its arguments with build/client/cli/args.ts). The scripts are package.json's own, so a
+// CLI reads its arguments with build/cli-args.ts). The scripts are package.json's own, so a
 // script added later is held to the same, unless it is named below as taking no arguments.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -10,9 +10,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { grade } from '../build/client/grade.ts';
-import { CLIENT_VERSION } from '../build/client/package/version.ts';
 import type * as Published from '../build/client/types/types.js';
+import { CLIENT_VERSION } from '../build/client/version.ts';
+import { grade } from '../build/grading/grade.ts';
 import { clientDeclarations } from '../build/pack/declarations.ts';
 import { clientTarball } from '../build/pack/pack.ts';
 import { TYPES_DIR } from '../build/pack/package-layout.ts';
@@ -33,7 +33,7 @@ import { get, realSiteDir, register, root, startTestGateway, type TestGateway } 
 // each way assignable, so a field added, dropped or retyped on either side fails to compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShapes: [
-  Same<Published.GrainRecordBody, Source.GrainRecordBody>,
+  Same<Published.GrainRecord, Source.GrainRecord>,
   Same<Published.GrainSummary, Source.GrainSummary>,
   Same<Published.Snapshot, Source.Snapshot>,
   Same<Published.Changelog, Source.Changelog>,

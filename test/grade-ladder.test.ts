@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { type Context, grade, metAbove } from '../build/client/grade.ts';
+import { type Context, grade, metAbove } from '../build/grading/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
-import type { Factor, GrainRecord } from '../build/types.ts';
+import type { CompiledRecord, Factor } from '../build/types.ts';
 import { formatError } from '../build/validate/validate.ts';
 import { validateDataset } from './helpers/build.ts';
 import { baseGrain, writeDataset } from './helpers/dataset.ts';
@@ -70,7 +70,7 @@ describe('the build checks the ladder where the grader relies on it', () => {
 });
 
 const { dataset } = validateDataset(loadDataset(join(import.meta.dirname, '..', 'dataset')));
-const factorsOf = (r: GrainRecord) => r.factor_groups.flatMap((g) => g.factors);
+const factorsOf = (r: CompiledRecord) => r.factor_groups.flatMap((g) => g.factors);
 const hasJudgementCell = (f: Factor) =>
   Object.values(f.thresholds).some((t) => t.value_type === 'qualitative_judgment');
 const judgedClasses = dataset!.grains.filter((r) => factorsOf(r).some(hasJudgementCell));

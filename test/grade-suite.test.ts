@@ -14,9 +14,9 @@ import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { gradeCommand } from '../build/client/cli/grade-command.ts';
-import type { grade as gradeFn } from '../build/client/grade.ts';
-import type { SuiteGroup } from '../build/client/grade-suite/suite.ts';
-import type { GrainRecord } from '../build/types.ts';
+import type { grade as gradeFn } from '../build/grading/grade.ts';
+import type { SuiteGroup } from '../build/grading/grade-suite/suite.ts';
+import type { CompiledRecord } from '../build/types.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { fallthroughSamples } from './helpers/fallthroughs.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -36,7 +36,7 @@ const SENTENCE = /not stated|\{|\}|: |\bif\b|\bwhere\b/i;
 describe('the conformance suite, as a port gets it', () => {
   let t: TestApp;
   let suite: SuiteGroup[];
-  let records: Map<string, GrainRecord>;
+  let records: Map<string, CompiledRecord>;
   let grade: typeof gradeFn;
   let validResult: ReturnType<Ajv2020['compile']>;
   before(async () => {

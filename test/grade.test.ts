@@ -1,4 +1,4 @@
-// The reference grader (build/client/grade.ts) on the real dataset: samples made by hand for the
+// The reference grader (build/grading/grade.ts) on the real dataset: samples made by hand for the
 // cases the pages spell out, samples that cannot be real, then, for every one of the 23 classes, a
 // clean sample, a limit exactly met, one just over, a fall-through and an undetermined sample.
 // The conformance suite (test/grade-suite.test.ts) holds the answers read off the pages.
@@ -14,9 +14,9 @@ import {
   parseSample,
   roundTo,
   type Sample,
-} from '../build/client/grade.ts';
+} from '../build/grading/grade.ts';
 import { loadDataset } from '../build/load/load.ts';
-import type { Factor, GrainRecord } from '../build/types.ts';
+import type { CompiledRecord, Factor } from '../build/types.ts';
 import { validateDataset } from './helpers/build.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -25,11 +25,11 @@ const { dataset } = validateDataset(loadDataset(join(root, 'dataset')));
 assert.ok(dataset, 'the real dataset builds');
 const records = new Map(dataset.grains.map((g) => [g.grain_id, g]));
 const record = (id: string) => records.get(id)!;
-const factorsOf = (r: GrainRecord) => r.factor_groups.flatMap((g) => g.factors);
+const factorsOf = (r: CompiledRecord) => r.factor_groups.flatMap((g) => g.factors);
 const judged = (f: Factor) => Object.values(f.thresholds).some((t) => t.value_type.startsWith('qualitative'));
 
 /** A sample that meets the best grade of the ladder on every factor. */
-function cleanSample(r: GrainRecord): { sample: Sample; ladder: string[] } {
+function cleanSample(r: CompiledRecord): { sample: Sample; ladder: string[] } {
   const ladder = r.variety_tracks?.[0]?.grades ?? r.grades;
   const sample: Sample & { values: Record<string, number>; judgments: Record<string, string> } = {
     values: {},
@@ -50,7 +50,7 @@ function cleanSample(r: GrainRecord): { sample: Sample; ladder: string[] } {
 }
 
 /** The sample with a part set to `value`, and each Total that counts it set to the same. */
-function withPart(r: GrainRecord, sample: Sample, f: Factor, value: number): Sample {
+function withPart(r: CompiledRecord, sample: Sample, f: Factor, value: number): Sample {
   const values = { ...sample.values, [f.factor_id]: value };
   for (const t of factorsOf(r)) if (t.aggregates?.includes(f.factor_id)) values[t.factor_id] = value;
   return { ...sample, values };
@@ -58,7 +58,7 @@ function withPart(r: GrainRecord, sample: Sample, f: Factor, value: number): Sam
 
 /** A maximum part with a numeric limit at `grade` that every Total counting it allows as well. */
 function partLimitedAt(
-  r: GrainRecord,
+  r: CompiledRecord,
   ladder: string[],
   at: number,
 ): { f: Factor; limit: number; step: number } | null {

@@ -11,7 +11,7 @@ import { draftChangelog } from '../build/changelog/files.ts';
 import type { EmittedSite } from '../build/emit/emit.ts';
 import { tableBodies } from '../build/pages/table-bodies.ts';
 import { type Build, bodyPath, grainKey, readBuild, tableKey } from '../build/site-format.ts';
-import type { GrainRecordBody, Threshold } from '../build/types.ts';
+import type { GrainRecord, Threshold } from '../build/types.ts';
 import type { Dataset } from '../build/validate/validate.ts';
 import { buildSite } from './helpers/build.ts';
 import { NEW_YEAR_SUMMARY, newYearDataset } from './helpers/dataset.ts';
@@ -45,7 +45,7 @@ describe('the tables as pages, served', () => {
     let checked = 0;
     assert.equal(build.manifest.grain_ids.length, 23);
     for (const id of build.manifest.grain_ids) {
-      const record = JSON.parse(stored(grainKey(id)).toString()) as GrainRecordBody;
+      const record = JSON.parse(stored(grainKey(id)).toString()) as GrainRecord;
       const page = await injectGet(app.app, tableKey(id));
       assert.equal(page.status, 200, id);
       const table = readTable(page.text());

@@ -3,7 +3,7 @@
 // cell; a factor's own field, one row; any other field of the record, one row with the whole value.
 // Added or removed factors and grades carry the whole object; a change to the groups' layout (a
 // group added, renamed or reordered, a factor moved) is one row, `factor_groups`, with the layout.
-import type { RecordBody } from '../load/covered.ts';
+import type { RecordJson } from '../load/covered.ts';
 import type { Change } from '../types.ts';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -17,8 +17,8 @@ const change = (
   to: unknown,
 ): Change => ({ grain_id, factor_id, grade, field, from: from ?? null, to: to ?? null });
 
-const factorsOf = (r: RecordBody) => new Map(r.factor_groups.flatMap((g) => g.factors.map((f) => [f.factor_id, f])));
-const layoutOf = (r: RecordBody) =>
+const factorsOf = (r: RecordJson) => new Map(r.factor_groups.flatMap((g) => g.factors.map((f) => [f.factor_id, f])));
+const layoutOf = (r: RecordJson) =>
   r.factor_groups.map((g) => ({
     group_id: g.group_id,
     group_label: g.group_label,
@@ -27,7 +27,7 @@ const layoutOf = (r: RecordBody) =>
 const union = (a: Iterable<string>, b: Iterable<string>) => [...new Set([...a, ...b])];
 
 /** from null: the class is new; to null: it was removed. Either way one row carries the record. */
-export function diffRecords(grainId: string, from: RecordBody | null, to: RecordBody | null): Change[] {
+export function diffRecords(grainId: string, from: RecordJson | null, to: RecordJson | null): Change[] {
   if (!from || !to) return from === to ? [] : [change(grainId, null, null, null, from, to)];
   const out: Change[] = [];
   for (const field of union(Object.keys(from), Object.keys(to))) {
@@ -37,7 +37,7 @@ export function diffRecords(grainId: string, from: RecordBody | null, to: Record
   }
   const [before, after] = [factorsOf(from), factorsOf(to)];
   // Layout: compare only the factors both sides have, so that an added factor is said once, as itself.
-  const kept = (r: RecordBody) =>
+  const kept = (r: RecordJson) =>
     layoutOf(r).map((g) => ({ ...g, factor_ids: g.factor_ids.filter((id) => before.has(id) && after.has(id)) }));
   if (!same(kept(from), kept(to))) out.push(change(grainId, null, null, 'factor_groups', layoutOf(from), layoutOf(to)));
   for (const id of union(before.keys(), after.keys())) {

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { replaceFiles } from '../atomic-write.mjs';
-import type { RecordBody } from '../load/covered.ts';
+import type { RecordJson } from '../load/covered.ts';
 import { COVERED_DIR, type Coverage, PAST_DIR } from '../load/covered.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { loadDataset } from '../load/load.ts';
@@ -61,7 +61,7 @@ export type DraftResult = { ok: true; entries: SourceEntry[] } | { ok: false; re
  */
 export function draftChangelog(
   root: string,
-  opts: DraftOptions & { oldRecords?: Map<string, RecordBody> },
+  opts: DraftOptions & { oldRecords?: Map<string, RecordJson> },
 ): DraftResult {
   const loaded = loadDataset(root);
   const { errors, dataset } = validateDataset(loaded, createSchemaChecks());

@@ -5,7 +5,7 @@
 // record is caught as surely as an editor's.
 
 import { publishedJson } from '../compile/published.ts';
-import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordBody } from '../load/covered.ts';
+import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordJson } from '../load/covered.ts';
 import { type DatasetError, datasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
 import type { Change } from '../types.ts';
@@ -27,7 +27,7 @@ export const DRAFT_COMMAND = 'npm run changelog -- --summary "<what changed, in 
  * Every class whose published record differs from the one covered, with its changes. `fallback`
  * names old values of a class the changelog has never covered (a live build's records).
  */
-export function unloggedChanges(dataset: Dataset, coverage: Coverage, fallback?: Map<string, RecordBody>): Unlogged[] {
+export function unloggedChanges(dataset: Dataset, coverage: Coverage, fallback?: Map<string, RecordJson>): Unlogged[] {
   const before = (id: string) => {
     const covered = coverage.records.get(id);
     return covered ? covered.record : (fallback?.get(id) ?? null);
@@ -42,7 +42,7 @@ export function unloggedChanges(dataset: Dataset, coverage: Coverage, fallback?:
 export function changedRecords(
   dataset: Dataset,
   others: Iterable<string>,
-  before: (id: string) => RecordBody | null,
+  before: (id: string) => RecordJson | null,
   named: (id: string) => boolean = () => false,
 ): Unlogged[] {
   const out: Unlogged[] = [];

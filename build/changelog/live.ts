@@ -3,7 +3,7 @@
 // by an entry the live build does not have yet (docs/dataset-editing.md, "Every change has an entry").
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordBody } from '../load/covered.ts';
+import type { RecordJson } from '../load/covered.ts';
 import { readPointer } from '../publish/publish.ts';
 import {
   bodyPath,
@@ -20,10 +20,10 @@ import { changedRecords, type Unlogged } from './guard.ts';
 
 export interface LiveBuild {
   build_id: string;
-  records: Map<string, RecordBody>;
+  records: Map<string, RecordJson>;
   entryIds: Set<string>;
   /** Every body published under a record's crop-year key (grainYearKey), by that key. */
-  years: Map<string, RecordBody>;
+  years: Map<string, RecordJson>;
 }
 
 /** null where nothing is published (or the live build cannot be read: the publish replaces it). */
@@ -38,13 +38,13 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
       const path = bodyPath(build, route);
       return path === null ? null : JSON.parse(read(path));
     };
-    const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordBody]));
+    const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordJson]));
     // The newest page holds every entry a recent build published; an older one is not a new entry.
     const changelog = body(changelogKey(null, CHANGELOG_MAX_LIMIT)) as { entries: { id: string }[] } | null;
     const years = new Map(
       Object.keys(manifest.routes)
         .filter((k) => yearOfKey(k) !== null && routeOf(k) === 'grain') // not the tables' pages
-        .map((k) => [k, body(k) as RecordBody]),
+        .map((k) => [k, body(k) as RecordJson]),
     );
     return { build_id: manifest.build_id, records, entryIds: new Set(changelog?.entries.map((e) => e.id)), years };
   } catch {

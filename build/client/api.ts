@@ -14,7 +14,7 @@ import {
   ROUTES,
   snapshotKey,
 } from '../site-format.ts';
-import type { Changelog, ErrorBody, GrainList, GrainRecordBody, Snapshot } from '../types.ts';
+import type { Changelog, ErrorBody, GrainList, GrainRecord, Snapshot } from '../types.ts';
 
 export interface RateLimit {
   limit: number;
@@ -85,8 +85,7 @@ export type ErrorCode = ErrorBody['code'];
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /** The bodies' types are derived from the response schemas (build/types.ts): written once. */
-export type { Changelog, GrainList, Snapshot };
-export type Record_ = GrainRecordBody;
+export type { Changelog, GrainList, GrainRecord, Snapshot };
 
 const int = (v: string | null) => (v === null || !/^\d+$/.test(v) ? null : Number(v));
 
@@ -105,7 +104,7 @@ function rateLimitOf(h: Headers): RateLimit | null {
 export interface Client {
   listGrains(): Promise<Fetched<GrainList>>;
   /** The record now, or as it stood in a crop year (`2025/26`; docs/contract.md, Crop years). */
-  getGrain(id: string, q?: { cropYear?: string }): Promise<Fetched<GrainRecordBody>>;
+  getGrain(id: string, q?: { cropYear?: string }): Promise<Fetched<GrainRecord>>;
   /**
    * Every record and the whole changelog in one body (docs/sync.md); `cropYear`: the records as they
    * stood in that crop year, of the classes published for it, and the entries up to that year.
@@ -188,7 +187,7 @@ export function createClient(opts: ClientOptions): Client {
   return {
     listGrains: () => get<GrainList>(GRAIN_LIST_KEY),
     getGrain: (id, q = {}) =>
-      get<Record_>(
+      get<GrainRecord>(
         q.cropYear === undefined
           ? grainKey(encodeURIComponent(id))
           : grainYearKey(encodeURIComponent(id), encodeURIComponent(q.cropYear)),

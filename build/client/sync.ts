@@ -10,10 +10,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { swapFolder } from '../atomic-write.mjs';
+import { summaryOf } from '../grain-summary.ts';
 import { SCHEMA_VERSION, snapshotKey } from '../site-format.ts';
 import type { ChangelogEntry, Snapshot } from '../types.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient, snapshotPath } from './api.ts';
-import { summaryOf } from './summary.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   out: string;

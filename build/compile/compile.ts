@@ -2,8 +2,8 @@
 // each record, the changelog for every filter and limit, the OpenAPI document), keyed by the
 // canonical request (path plus canonical query). The gateway only looks these up.
 
-import { summaryOf } from '../client/summary.ts';
-import type { RecordBody } from '../load/covered.ts';
+import { summaryOf } from '../grain-summary.ts';
+import type { RecordJson } from '../load/covered.ts';
 import {
   CHANGELOG_MAX_LIMIT,
   changelogKey,
@@ -34,7 +34,7 @@ const shows = (e: { grain_ids_affected: string[] }, grainId: string) => e.grain_
  * A past year's record as it stood, with the crop_years it had then: the class's years up to its own
  * (docs/contract.md, Crop years). Kept in place after effective_crop_year, where every record has it.
  */
-function asOfYear(record: RecordBody, years: string[]): RecordBody {
+function asOfYear(record: RecordJson, years: string[]): RecordJson {
   const year = record.effective_crop_year as string;
   const own = years.filter((y) => y <= year);
   return Object.fromEntries(
@@ -48,7 +48,7 @@ function asOfYear(record: RecordBody, years: string[]): RecordBody {
             ]
           : [[k, v]],
     ),
-  ) as RecordBody;
+  ) as RecordJson;
 }
 
 /** A body and every canonical key it answers: the one thing compile gives emit, a body at a time. */

@@ -15,6 +15,15 @@ import {
   rateLimitPolicy,
 } from '../site-format.ts';
 
+export interface OperationText {
+  operationId: string;
+  tag: 'data' | 'keys' | 'service';
+  summary: string;
+  description: string;
+}
+/** An operation: its words, then its parameters and answers. */
+export type Operation = OperationText & Record<string, unknown>;
+
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const jsonBody = (schema: string, description: string) => ({
   description,

@@ -1,14 +1,14 @@
 // A record and a changelog entry exactly as the API publishes them: the shapes the compiler writes
 // (compile.ts) and the changelog compares and covers (changelog/), written once.
-import type { RecordBody } from '../load/covered.ts';
+import type { RecordJson } from '../load/covered.ts';
 import { SCHEMA_VERSION } from '../site-format.ts';
-import type { ChangelogEntry, GrainRecord, SourceEntry } from '../types.ts';
+import type { ChangelogEntry, CompiledRecord, SourceEntry } from '../types.ts';
 
 /** A record exactly as GET /api/grains/{grain_id} publishes it. */
-export const publishedRecord = (g: GrainRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
+export const publishedRecord = (g: CompiledRecord) => ({ schema_version: SCHEMA_VERSION, ...g });
 
 /** The published record as JSON gives it back (a stored body, covered/), to compare with one read from a file. */
-export const publishedJson = (g: GrainRecord): RecordBody => JSON.parse(JSON.stringify(publishedRecord(g)));
+export const publishedJson = (g: CompiledRecord): RecordJson => JSON.parse(JSON.stringify(publishedRecord(g)));
 
 /** An entry exactly as GET /api/changelog publishes it: fields in the schema's order. */
 export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({

@@ -2,9 +2,9 @@
 // the same importer (with the editor's judgements carried over), and the two records are compared
 // on everything the page states: grades, labels, units, every threshold, fall-throughs,
 // footnotes, floor rules. Judged fields (ids, aggregates, conditions) are not the page's to check.
-import { printedValue } from '../client/printed.ts';
+import { printedValue } from '../grading/printed.ts';
 import { type LoadedFile, loadYaml } from '../load/load.ts';
-import type { Factor, GrainRecord, Threshold } from '../types.ts';
+import type { CompiledRecord, Factor, Threshold } from '../types.ts';
 import type { SchemaChecks } from '../validate/schema-errors.ts';
 import { validateGrainFile } from '../validate/validate.ts';
 import { draftGrain, type SourceGrain } from './draft-grain.ts';
@@ -31,7 +31,7 @@ export function authorityRecord(
   html: string,
   file: LoadedFile,
   checks: SchemaChecks,
-): { record?: GrainRecord; problem?: string } {
+): { record?: CompiledRecord; problem?: string } {
   const src = file.data as SourceGrain;
   const section = parsePage(html).sections.find((s) => s.name === src.source_section);
   if (!section) return { problem: `the page has no section "${src.source_section}"` };
@@ -41,7 +41,7 @@ export function authorityRecord(
   return { record };
 }
 
-export function compareRecords(ours: GrainRecord, theirs: GrainRecord): Difference[] {
+export function compareRecords(ours: CompiledRecord, theirs: CompiledRecord): Difference[] {
   const out: Difference[] = [];
   const diff = (where: string, a: unknown, b: unknown) => {
     if (JSON.stringify(a) !== JSON.stringify(b))
@@ -54,7 +54,7 @@ export function compareRecords(ours: GrainRecord, theirs: GrainRecord): Differen
   for (const key of new Set([...Object.keys(ours.footnotes), ...Object.keys(theirs.footnotes)])) {
     diff(`${id} › footnote ${key}`, ours.footnotes[key], theirs.footnotes[key]);
   }
-  const rules = (r: GrainRecord) => r.grade_floor_rules.map((x) => `${x.floor_grade}: ${x.note}`);
+  const rules = (r: CompiledRecord) => r.grade_floor_rules.map((x) => `${x.floor_grade}: ${x.note}`);
   diff(`${id} › grade floor rules`, rules(ours), rules(theirs));
 
   const groups = Math.max(ours.factor_groups.length, theirs.factor_groups.length);

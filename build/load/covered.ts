@@ -12,7 +12,7 @@ import { type DatasetError, datasetError } from './dataset-error.ts';
 
 /** A published record body as JSON gives it back (covered/, a live build): only the parts the
  * changelog's diff walks are typed (changelog/diff.ts). */
-export interface RecordBody {
+export interface RecordJson {
   grain_id: string;
   factor_groups: { group_id: string; group_label: string; factors: FactorBody[] }[];
   [field: string]: unknown;
@@ -24,7 +24,7 @@ interface FactorBody {
 }
 
 /** Each class's last record of every past crop year it was published for: grain id → crop year → record. */
-export type PastYears = Map<string, Map<string, RecordBody>>;
+export type PastYears = Map<string, Map<string, RecordJson>>;
 
 export const COVERED_DIR = 'covered';
 export const ENTRIES_FILE = 'changelog.json';
@@ -36,7 +36,7 @@ interface CoveredRecord {
   /** The id of the newest entry that names the class. */
   covered_by: string;
   /** The record as published then; null once an entry removed the class. */
-  record: RecordBody | null;
+  record: RecordJson | null;
 }
 
 export interface Coverage {
@@ -74,7 +74,7 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
     if (name === ENTRIES_FILE || !name.endsWith('.json')) continue;
     const r = read(name);
     if (r && typeof r.covered_by === 'string') {
-      records.set(name.slice(0, -'.json'.length), { covered_by: r.covered_by, record: r.record as RecordBody | null });
+      records.set(name.slice(0, -'.json'.length), { covered_by: r.covered_by, record: r.record as RecordJson | null });
     }
   }
   const past: PastYears = new Map();
@@ -84,7 +84,7 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
     const r = m ? read(`${PAST_DIR}/${name}`) : null;
     if (!m || !r) continue;
     const year = `${m[2]}/${m[3]}`;
-    if (r.crop_year !== year || (r.record as RecordBody | null)?.effective_crop_year !== year) {
+    if (r.crop_year !== year || (r.record as RecordJson | null)?.effective_crop_year !== year) {
       errors.push(
         datasetError(
           `${COVERED_DIR}/${PAST_DIR}/${name}`,
@@ -94,7 +94,7 @@ export function readCoverage(root: string): { coverage: Coverage | null; errors:
       );
       continue;
     }
-    past.set(m[1]!, new Map([...(past.get(m[1]!) ?? []), [year, r.record as RecordBody]]));
+    past.set(m[1]!, new Map([...(past.get(m[1]!) ?? []), [year, r.record as RecordJson]]));
   }
   return { coverage: { entries, records, past }, errors };
 }

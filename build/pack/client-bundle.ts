@@ -1,11 +1,11 @@
-// The code that runs at the user's (build/client/), bundled by esbuild into public ES modules the
+// The code that runs at the user's (build/grading/, build/client/), bundled by esbuild into public ES modules the
 // service serves without a key, beside the JSON a port of the grader is held to (docs/grading.md).
 // No runtime dependency goes in: the grader imports types only. Paths are resolved against the
 // project's root, so the bytes do not depend on where the build runs from (byte-for-byte
 // deterministic, like every other body).
 
 import { buildSync } from 'esbuild';
-import { gradeSuite } from '../client/grade-suite/suite.ts';
+import { gradeSuite } from '../grading/grade-suite/suite.ts';
 import { projectRoot } from '../project-root.mjs';
 import { gradeResultSchema } from '../schema/grade-result.ts';
 import { gradeSuiteSchema } from '../schema/grade-suite.ts';
@@ -13,7 +13,7 @@ import { fileIn } from '../site-format.ts';
 
 /** Route → module source, for each public module. */
 const CLIENT_MODULES: Record<string, string> = {
-  [fileIn('client', 'grade.js')]: 'build/client/grade.ts',
+  [fileIn('client', 'grade.js')]: 'build/grading/grade.ts',
   [fileIn('client', 'api.js')]: 'build/client/api.ts',
 };
 

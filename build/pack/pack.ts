@@ -7,13 +7,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { buildSync } from 'esbuild';
-import { CLIENT_VERSION, SCHEMA_VERSION } from '../client/package/version.ts';
+import { CLIENT_VERSION, SCHEMA_VERSION } from '../client/version.ts';
 import { projectRoot } from '../project-root.mjs';
-import { declaredEntries, PACKAGE_ENTRIES, README, TYPES_DIR } from './package-layout.ts';
+import { declaredEntries, flatDeclaration, PACKAGE_ENTRIES, README, TYPES_DIR } from './package-layout.ts';
 import { type TarFile, tarGz } from './tar.ts';
 
 export const CLIENT_PACKAGE = 'grain-tables-client';
-const declarationOf = (entry: string) => `./types/${relative('build', entry).replace(/\.ts$/, '.d.ts')}`;
+const declarationOf = (entry: string) => `./types/${flatDeclaration(entry)}`;
 
 function manifest() {
   const exports = Object.fromEntries(

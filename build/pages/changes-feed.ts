@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { changelogOrder } from '../compile/compile.ts';
 import { BODY_TYPES, escapeHtml, ROUTES, tableKey } from '../site-format.ts';
-import type { Change, GrainRecord, SourceEntry } from '../types.ts';
+import type { Change, CompiledRecord, SourceEntry } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { namesCell } from './class-changes.ts';
@@ -45,14 +45,14 @@ function titleOf(summary: string): string {
 }
 
 /** The page a class's change is read on: its page of the entry's crop year, or its current one. */
-function pageOf(ds: Dataset, g: GrainRecord, year: string): { href: string; record: GrainRecord } {
+function pageOf(ds: Dataset, g: CompiledRecord, year: string): { href: string; record: CompiledRecord } {
   if (year === g.effective_crop_year || !yearsOf(g.grain_id, g.effective_crop_year, ds.past).includes(year))
     return { href: tableKey(g.grain_id), record: g };
-  return { href: tableKey(g.grain_id, year), record: ds.past!.get(g.grain_id)!.get(year) as unknown as GrainRecord };
+  return { href: tableKey(g.grain_id, year), record: ds.past!.get(g.grain_id)!.get(year) as unknown as CompiledRecord };
 }
 
 /** A changed cell as `record`'s page shows it: its name, and its anchor (null where the page has no such cell now). */
-function cellOn(record: GrainRecord, c: Change): { label: string; anchor: string | null } {
+function cellOn(record: CompiledRecord, c: Change): { label: string; anchor: string | null } {
   const factor = record.factor_groups.flatMap((g) => g.factors).find((f) => f.factor_id === c.factor_id);
   const column = c.grade === null ? 'ft' : record.grades.indexOf(c.grade);
   const label = `${factor?.factor_label ?? c.factor_id}, ${c.grade ?? record.fallthrough_label}`;
@@ -60,7 +60,7 @@ function cellOn(record: GrainRecord, c: Change): { label: string; anchor: string
 }
 
 /** One class's part of an entry: its page, and the cells and fields the entry changed in it. */
-function classPart(ds: Dataset, entry: SourceEntry, g: GrainRecord) {
+function classPart(ds: Dataset, entry: SourceEntry, g: CompiledRecord) {
   const { href, record } = pageOf(ds, g, entry.crop_year);
   const changes = (entry.changes ?? []).filter((c) => c.grain_id === g.grain_id);
   const cells = changes.filter(namesCell).map((c) => {

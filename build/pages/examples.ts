@@ -1,8 +1,8 @@
 // The API reference's example answers (GET /docs), taken from this build's own data.
 
-import { summaryOf } from '../client/summary.ts';
 import { changelogOrder } from '../compile/compile.ts';
 import { publishedEntry } from '../compile/published.ts';
+import { summaryOf } from '../grain-summary.ts';
 import {
   API_KEY_HEADER,
   changelogKey,

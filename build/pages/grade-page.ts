@@ -6,14 +6,14 @@
 
 import type { PastYears } from '../load/covered.ts';
 import { API_KEY_HEADER, CROP_YEAR_PARAM, fileIn, ROUTES } from '../site-format.ts';
-import type { GrainRecord } from '../types.ts';
+import type { CompiledRecord } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 
 const GRADER = fileIn('client', 'grade.js');
 
-export function renderGradePage(grains: GrainRecord[], past?: PastYears): string {
+export function renderGradePage(grains: CompiledRecord[], past?: PastYears): string {
   // each class's crop years, newest (its current one) first: the page offers them (docs/contract.md, Crop years)
   const options = grains.map((g) => {
     const years = yearsOf(g.grain_id, g.effective_crop_year, past).reverse().join(' ');

@@ -1,13 +1,13 @@
 // GET /: what the service is, where the numbers come from, the classes, and a form to get a key.
 import { API_KEY_HEADER, fileIn, grainKey, LIVE_KEYS_PER_ACCOUNT, ROUTES, SLOTS, tableKey } from '../site-format.ts';
-import type { GrainRecord } from '../types.ts';
+import type { CompiledRecord } from '../types.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import { recoveryForm } from './recovery-pages.ts';
 import { keyResult, registrationForm } from './register-form.ts';
 import { checkedRange } from './tables-index.ts';
 
-export function renderHome(grains: GrainRecord[]): string {
+export function renderHome(grains: CompiledRecord[]): string {
   const years = [...new Set(grains.map((g) => g.effective_crop_year))].sort();
   const perYear = years
     .map((y) => `${y} (${grains.filter((g) => g.effective_crop_year === y).length} classes)`)

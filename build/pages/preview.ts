@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { diffRecords } from '../changelog/diff.ts';
 import { readLiveBuild } from '../changelog/live.ts';
 import { publishedJson } from '../compile/published.ts';
-import { COVERED_DIR, type RecordBody } from '../load/covered.ts';
+import { COVERED_DIR, type RecordJson } from '../load/covered.ts';
 import { readAsset } from '../pack/static-bodies.ts';
 import { fileIn } from '../site-format.ts';
 import type { Change } from '../types.ts';
@@ -19,7 +19,7 @@ import { renderTablesIndex } from './tables-index.ts';
 /** What the working tree is compared with: its records by class, and how the pages name it. */
 export interface Baseline {
   name: string;
-  records: Map<string, RecordBody>;
+  records: Map<string, RecordJson>;
 }
 
 /** The build published in `siteDir`, or null when none is. */
@@ -36,10 +36,10 @@ export function committedBaseline(datasetDir: string, grainIds: string[]): Basel
   } catch {
     return null;
   }
-  const records = new Map<string, RecordBody>();
+  const records = new Map<string, RecordJson>();
   for (const id of grainIds) {
     try {
-      const covered = JSON.parse(git(['show', `HEAD:./${COVERED_DIR}/${id}.json`])) as { record: RecordBody | null };
+      const covered = JSON.parse(git(['show', `HEAD:./${COVERED_DIR}/${id}.json`])) as { record: RecordJson | null };
       if (covered.record) records.set(id, covered.record);
     } catch {
       // a class the last commit did not have: new, every cell of it differs

@@ -4,7 +4,7 @@
 // (class-changes.ts); and the changes feed they advertise. The gateway serves them as they are.
 
 import { ROUTES, tableKey } from '../site-format.ts';
-import type { GrainRecord, SourceEntry } from '../types.ts';
+import type { CompiledRecord, SourceEntry } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { renderChangesFeed } from './changes-feed.ts';
@@ -51,7 +51,7 @@ export function tableBodies(ds: Dataset): Map<string, string> {
     const years = yearsOf(g.grain_id, g.effective_crop_year, ds.past);
     for (const year of years) {
       const record =
-        year === g.effective_crop_year ? g : (ds.past?.get(g.grain_id)?.get(year) as unknown as GrainRecord);
+        year === g.effective_crop_year ? g : (ds.past?.get(g.grain_id)?.get(year) as unknown as CompiledRecord);
       const marks = marksOf(ds.changelog, g.grain_id, year);
       const text = renderTablePage(record, { years, marks, href: tableKey, indexHref: ROUTES.tables.path, feedHref });
       bodies.set(tableKey(g.grain_id, year), text);

@@ -1,7 +1,7 @@
 // A table page's cells (docs/contract.md, The front door): each threshold as the authority prints
 // it, and what a change did to it. A number is printed with the authority's own decimals (0.10 stays
 // 0.10) and carried in a <data> element, so a program reads the record's number back from the page.
-import { printedValue } from '../client/printed.ts';
+import { printedValue } from '../grading/printed.ts';
 import type { Change, Factor, Threshold } from '../types.ts';
 import { namesCell } from './class-changes.ts';
 import { type Html, html } from './html.ts';

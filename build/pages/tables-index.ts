@@ -2,7 +2,7 @@
 // dates the tables were last checked against the Commission's pages, as a range where they differ,
 // and when each class's printed numbers last changed (class-changes.ts), which a change to the
 // API's fields alone does not move.
-import type { GrainRecord, SourceEntry } from '../types.ts';
+import type { CompiledRecord, SourceEntry } from '../types.ts';
 import { classChanges } from './class-changes.ts';
 import { type Html, html } from './html.ts';
 import { page } from './layout.ts';
@@ -17,7 +17,7 @@ function numbersChanged(changelog: readonly SourceEntry[], grainId: string): Htm
 }
 
 /** The days the records were last checked, earliest and latest: "on D" or "between D1 and D2". */
-export function checkedRange(grains: Pick<GrainRecord, 'last_scraped'>[]): Html {
+export function checkedRange(grains: Pick<CompiledRecord, 'last_scraped'>[]): Html {
   const days = grains.map((g) => g.last_scraped.slice(0, 10)).sort();
   const [first, last] = [days[0] ?? '', days.at(-1) ?? ''];
   const time = (d: string) => html`<time datetime="${d}">${d}</time>`;
@@ -25,7 +25,7 @@ export function checkedRange(grains: Pick<GrainRecord, 'last_scraped'>[]): Html 
 }
 
 export function renderTablesIndex(
-  grains: GrainRecord[],
+  grains: CompiledRecord[],
   href: (grainId: string) => string,
   opts: { changelog: readonly SourceEntry[]; feedHref?: string },
 ): string {

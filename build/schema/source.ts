@@ -1,7 +1,7 @@
 // JSON Schemas of the files editors write. ajv checks them with allErrors; validate.ts adds the
 // checks a schema cannot express. `description`s are shown to editors in error messages.
 
-import { CONDITION_PATTERN } from '../client/outcome-condition.ts';
+import { CONDITION_PATTERN } from '../grading/outcome-condition.ts';
 import { GRAIN_ID_PATTERN } from '../site-format.ts';
 import {
   coverageEnum,

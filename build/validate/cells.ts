@@ -71,88 +71,104 @@ function readPrintedNumber(ctx: CellContext, at: (string | number)[]): { value: 
   return { value: Number(text), decimals: decimalsOf(text) };
 }
 
-export function readCell(raw: unknown, ctx: CellContext): CellResult {
-  if (typeof raw === 'number') {
-    const n = readPrintedNumber(ctx, []);
-    return typeof n === 'string' ? { error: n } : { ok: threshold('numeric', n.value, { decimals: n.decimals }) };
+const normalised = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** A bare number: its printed form is read from the source, so its decimals are the authority's. */
+function readNumberCell(ctx: CellContext): CellResult {
+  const n = readPrintedNumber(ctx, []);
+  return typeof n === 'string' ? { error: n } : { ok: threshold('numeric', n.value, { decimals: n.decimals }) };
+}
+
+/** Words: "no limit", "n/a", a qualitative factor's standard, or a number with its alternative unit. */
+function readTextCell(raw: string, ctx: CellContext): CellResult {
+  const text = normalised(raw);
+  if (NO_LIMIT.test(text)) return { ok: threshold('no_limit', null) };
+  if (NOT_APPLICABLE.test(text)) return { ok: threshold('not_applicable', null) };
+  if (ctx.direction === 'qualitative') {
+    return text ? { ok: threshold('qualitative', text) } : { error: 'an empty cell: write the standard, or "n/a"' };
   }
-  if (typeof raw === 'string') {
-    const text = raw.replace(/\s+/g, ' ').trim();
-    if (NO_LIMIT.test(text)) return { ok: threshold('no_limit', null) };
-    if (NOT_APPLICABLE.test(text)) return { ok: threshold('not_applicable', null) };
-    if (ctx.direction === 'qualitative') {
-      return text ? { ok: threshold('qualitative', text) } : { error: 'an empty cell: write the standard, or "n/a"' };
-    }
-    const alt = WITH_ALT.exec(text);
-    if (alt) {
-      if (!ctx.hasAltUnit)
-        return { error: `"${text}" gives a value in an alternative unit, but the factor has no unit_alt` };
-      return { ok: threshold('numeric', Number(alt[1]), { value_alt: Number(alt[2]), decimals: decimalsOf(alt[1]!) }) };
-    }
-    return {
-      error:
-        `cannot read "${text}" as a ${ctx.direction} value: write a number, "no limit", "n/a", ` +
-        `{value: <number>, note: <text>} or {type: qualitative_judgment, value: <text>}`,
-    };
-  }
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    const unknown = Object.keys(raw).filter((k) => !CELL_KEYS.includes(k));
-    if (unknown.length)
+  const alt = WITH_ALT.exec(text);
+  if (alt && !ctx.hasAltUnit)
+    return { error: `"${text}" gives a value in an alternative unit, but the factor has no unit_alt` };
+  if (alt)
+    return { ok: threshold('numeric', Number(alt[1]), { value_alt: Number(alt[2]), decimals: decimalsOf(alt[1]!) }) };
+  return {
+    error:
+      `cannot read "${text}" as a ${ctx.direction} value: write a number, "no limit", "n/a", ` +
+      `{value: <number>, note: <text>} or {type: qualitative_judgment, value: <text>}`,
+  };
+}
+
+/** A cell written as a mapping (`{value: 0.10, note: …}`). */
+interface CellFields {
+  type?: ValueType;
+  value?: unknown;
+  value_alt?: unknown;
+  note?: unknown;
+  partial_of?: unknown;
+  partial_key?: unknown;
+}
+
+/** A numeric mapping: the number as printed, its alternative unit if the factor has one, a note, a partial limit. */
+function readNumericFields(o: CellFields, ctx: CellContext, extra: CellExtra): CellResult {
+  if (typeof o.value !== 'number') return { error: 'a numeric cell needs a number in value', at: ['value'] };
+  const n = readPrintedNumber(ctx, ['value']);
+  if (typeof n === 'string') return { error: n, at: ['value'] };
+  if (o.value_alt === undefined) return { ok: threshold('numeric', n.value, { ...extra, decimals: n.decimals }) };
+  if (!ctx.hasAltUnit) return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
+  const a = readPrintedNumber(ctx, ['value_alt']);
+  if (typeof a === 'string') return { error: a, at: ['value_alt'] };
+  return { ok: threshold('numeric', n.value, { ...extra, decimals: n.decimals, value_alt: a.value }) };
+}
+
+/** A mapping of the other types: words with no value, or the text the value is. */
+function readWordFields(type: ValueType | undefined, o: CellFields, note: string | null): CellResult {
+  switch (type) {
+    case 'no_limit':
+    case 'not_applicable':
+      if (o.value !== undefined)
+        return { error: `a ${type} cell has no value; put the printed words in note`, at: ['value'] };
+      return { ok: threshold(type, null, { threshold_note: note }) };
+    case 'qualitative':
+    case 'qualitative_judgment':
+      if (typeof o.value !== 'string' || !o.value.trim())
+        return { error: `a ${type} cell needs its text in value`, at: ['value'] };
+      return { ok: threshold(type, normalised(o.value), { threshold_note: note }) };
+    default:
       return {
-        error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`,
-        at: [unknown[0]!],
+        error:
+          'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) ' +
+          'or a number in value',
       };
-    const o = raw as {
-      type?: ValueType;
-      value?: unknown;
-      value_alt?: unknown;
-      note?: unknown;
-      partial_of?: unknown;
-      partial_key?: unknown;
-    };
-    const partial = partialOf(o);
-    if (partial && 'error' in partial) return partial;
-    if (partial && (o.type ?? 'numeric') !== 'numeric')
-      return { error: 'only a numeric cell has a partial limit', at: ['partial_of'] };
-    if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim()))
-      return { error: 'note must be text', at: ['note'] };
-    const type = o.type ?? (typeof o.value === 'number' ? 'numeric' : undefined);
-    const note = typeof o.note !== 'string' ? null : o.note.replace(/\s+/g, ' ').trim();
-    switch (type) {
-      case 'numeric': {
-        if (typeof o.value !== 'number') return { error: 'a numeric cell needs a number in value', at: ['value'] };
-        const n = readPrintedNumber(ctx, ['value']);
-        if (typeof n === 'string') return { error: n, at: ['value'] };
-        let value_alt: number | null = null;
-        if (o.value_alt !== undefined) {
-          if (!ctx.hasAltUnit)
-            return { error: 'value_alt is given, but the factor has no unit_alt', at: ['value_alt'] };
-          const a = readPrintedNumber(ctx, ['value_alt']);
-          if (typeof a === 'string') return { error: a, at: ['value_alt'] };
-          value_alt = a.value;
-        }
-        return {
-          ok: threshold('numeric', n.value, { decimals: n.decimals, value_alt, threshold_note: note, partial }),
-        };
-      }
-      case 'no_limit':
-      case 'not_applicable':
-        if (o.value !== undefined)
-          return { error: `a ${type} cell has no value; put the printed words in note`, at: ['value'] };
-        return { ok: threshold(type, null, { threshold_note: note }) };
-      case 'qualitative':
-      case 'qualitative_judgment':
-        if (typeof o.value !== 'string' || !o.value.trim())
-          return { error: `a ${type} cell needs its text in value`, at: ['value'] };
-        return { ok: threshold(type, o.value.replace(/\s+/g, ' ').trim(), { threshold_note: note }) };
-      default:
-        return {
-          error:
-            'give the cell a type (numeric, no_limit, not_applicable, qualitative, qualitative_judgment) ' +
-            'or a number in value',
-        };
-    }
   }
+}
+
+/** A mapping: its fields checked, then read by its type. */
+function readFieldsCell(raw: object, ctx: CellContext): CellResult {
+  const unknown = Object.keys(raw).filter((k) => !CELL_KEYS.includes(k));
+  if (unknown.length)
+    return {
+      error: `unknown field "${unknown[0]}" in a cell; a cell may have ${CELL_KEYS.join(', ')}`,
+      at: [unknown[0]!],
+    };
+  const o = raw as CellFields;
+  const partial = partialOf(o);
+  if (partial && 'error' in partial) return partial;
+  if (partial && (o.type ?? 'numeric') !== 'numeric')
+    return { error: 'only a numeric cell has a partial limit', at: ['partial_of'] };
+  if (o.note !== undefined && (typeof o.note !== 'string' || !o.note.trim()))
+    return { error: 'note must be text', at: ['note'] };
+  const type = o.type ?? (typeof o.value === 'number' ? 'numeric' : undefined);
+  const note = typeof o.note !== 'string' ? null : normalised(o.note);
+  return type === 'numeric'
+    ? readNumericFields(o, ctx, { threshold_note: note, partial })
+    : readWordFields(type, o, note);
+}
+
+export function readCell(raw: unknown, ctx: CellContext): CellResult {
+  if (typeof raw === 'number') return readNumberCell(ctx);
+  if (typeof raw === 'string') return readTextCell(raw, ctx);
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return readFieldsCell(raw, ctx);
   return { error: 'an empty cell: write a number, "no limit", "n/a", or text' };
 }
 

@@ -2,8 +2,8 @@
 // A record's effective_crop_year is the crop year of its last_scraped (when its table was last
 // verified against the authority's page); an entry's crop_year is its records'. These are the
 // checks the build makes of both, and the years each class was published for.
-import type { PastYears, RecordBody } from '../load/covered.ts';
-import type { GrainRecord, SourceEntry } from '../types.ts';
+import type { PastYears, RecordJson } from '../load/covered.ts';
+import type { CompiledRecord, SourceEntry } from '../types.ts';
 
 /** The crop year a UTC timestamp falls in: 2026-07-31T… → 2025/26, 2026-08-01T… → 2026/27. */
 export function cropYearOf(timestamp: string): string {
@@ -16,7 +16,7 @@ export function cropYearOf(timestamp: string): string {
 export const yearSlug = (year: string) => year.replace('/', '-');
 
 /** Why a record's crop year is not its last_scraped's, or null when it is. */
-export function recordYearProblem(r: Pick<GrainRecord, 'effective_crop_year' | 'last_scraped'>): string | null {
+export function recordYearProblem(r: Pick<CompiledRecord, 'effective_crop_year' | 'last_scraped'>): string | null {
   const derived = cropYearOf(r.last_scraped);
   if (r.effective_crop_year === derived) return null;
   return (
@@ -39,8 +39,8 @@ export function yearsOf(grainId: string, current: string | undefined, past: Past
  * build will publish.
  */
 export function cropYearsOf(
-  record: Pick<GrainRecord, 'grain_id' | 'effective_crop_year'>,
-  coverage: { past: PastYears; records: ReadonlyMap<string, { record: RecordBody | null }> } | null,
+  record: Pick<CompiledRecord, 'grain_id' | 'effective_crop_year'>,
+  coverage: { past: PastYears; records: ReadonlyMap<string, { record: RecordJson | null }> } | null,
 ): string[] {
   const years = yearsOf(record.grain_id, record.effective_crop_year, coverage?.past);
   const covered = coverage?.records.get(record.grain_id)?.record?.effective_crop_year;
@@ -55,7 +55,7 @@ export function cropYearsOf(
  */
 export function entryYearProblems(
   entry: SourceEntry,
-  current: Map<string, GrainRecord>,
+  current: Map<string, CompiledRecord>,
   coveredYear: (grainId: string) => string | undefined,
 ): string[] {
   if (!entry.changes) return [];

@@ -3,7 +3,7 @@
 // that name factors, and the record's shape. Each step returns the problems it finds, at a path in
 // the file; validate.ts locates them (file, line, column) and reports them all in one run.
 import type { LoadedFile, Path, Problem } from '../load/load.ts';
-import type { Factor, GrainRecord, SourceGrain, Threshold } from '../types.ts';
+import type { CompiledRecord, Factor, SourceGrain, Threshold } from '../types.ts';
 import { readCell } from './cells.ts';
 import { waiverProblems } from './monotonic.ts';
 import { outcomesOf } from './outcomes.ts';
@@ -195,16 +195,16 @@ export function ruleProblems(src: SourceGrain, factorIds: Set<string>): Problem[
 }
 
 /** The file's values as GET /api/grains/{grain_id} publishes them, the factor groups read already. */
-function publishedGrain(src: SourceGrain, factor_groups: GrainRecord['factor_groups']): GrainRecord {
+function publishedGrain(src: SourceGrain, factor_groups: CompiledRecord['factor_groups']): CompiledRecord {
   return {
     grain_id: src.grain_id,
     grain_name: src.grain_name,
-    kind: src.kind as GrainRecord['kind'],
-    region: (src.region ?? null) as GrainRecord['region'],
-    use_class: (src.use_class ?? null) as GrainRecord['use_class'],
+    kind: src.kind as CompiledRecord['kind'],
+    region: (src.region ?? null) as CompiledRecord['region'],
+    use_class: (src.use_class ?? null) as CompiledRecord['use_class'],
     effective_crop_year: src.effective_crop_year,
     crop_years: [src.effective_crop_year],
-    coverage_status: (src.coverage_status ?? 'complete') as GrainRecord['coverage_status'],
+    coverage_status: (src.coverage_status ?? 'complete') as CompiledRecord['coverage_status'],
     grades: src.grades,
     variety_tracks: src.variety_tracks ?? null,
     colour_modifier: src.colour_modifier ?? false,
@@ -239,7 +239,7 @@ function publishedGrain(src: SourceGrain, factor_groups: GrainRecord['factor_gro
  * find. The record is read whatever the problems (check-authority compares it all the same); it is
  * published only when there are none.
  */
-export function grainRecord(file: LoadedFile, src: SourceGrain): { record: GrainRecord; problems: Problem[] } {
+export function grainRecord(file: LoadedFile, src: SourceGrain): { record: CompiledRecord; problems: Problem[] } {
   const problems = ladderProblems(src);
   const ladders = src.variety_tracks?.map((t) => t.grades) ?? [src.grades];
   const groupIds = new Set<string>();

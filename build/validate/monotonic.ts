@@ -1,7 +1,7 @@
 // Lower grades are never stricter (docs/dataset-editing.md): down each ladder a maximum never
 // falls and a minimum never rises, unless the row carries a waiver saying why the authority's
 // table does; a waiver on a row that needs none, or on a row that cannot have one, is refused.
-import { printedNumber } from '../client/printed.ts';
+import { printedNumber } from '../grading/printed.ts';
 import type { Problem } from '../load/load.ts';
 import type { Factor, Threshold } from '../types.ts';
 

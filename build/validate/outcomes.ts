@@ -4,7 +4,7 @@
 // it. Derived at build from the printed text and the editor's fallthrough_conditions; a text this
 // grammar cannot type is an error for the editor, never a guess. Where the page states nothing for
 // some values, the outcome says `not_stated`.
-import { parseCondition } from '../client/outcome-condition.ts';
+import { parseCondition } from '../grading/outcome-condition.ts';
 import type { Factor, FallthroughOutcome, OutcomeKind } from '../types.ts';
 
 type Typed = Omit<FallthroughOutcome, 'condition' | 'region'>;

@@ -5,13 +5,13 @@
 import type { PastYears } from '../load/covered.ts';
 import type { DatasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
-import type { GrainRecord, SourceEntry, SourceGrain } from '../types.ts';
+import type { CompiledRecord, SourceEntry, SourceGrain } from '../types.ts';
 import { cropYearsOf, recordYearProblem } from './crop-years.ts';
 import { grainRecord } from './grain-record.ts';
 import type { SchemaChecks } from './schema-errors.ts';
 
 export interface Dataset {
-  grains: GrainRecord[];
+  grains: CompiledRecord[];
   changelog: SourceEntry[];
   past?: PastYears /* each class's last record of every past crop year (dataset/covered/past/) */;
 }
@@ -20,7 +20,7 @@ export interface Dataset {
 export function validateGrainFile(
   file: LoadedFile,
   checks: SchemaChecks,
-): { errors: DatasetError[]; record?: GrainRecord } {
+): { errors: DatasetError[]; record?: CompiledRecord } {
   const { errors, onlyUnknownFields } = checks.grain(file);
   // An unknown (misspelt) field is ignored by what follows, so it must not hide the file's other
   // errors: the editor gets them all in one run (docs/dataset-editing.md). Any other schema error
@@ -42,7 +42,7 @@ export function validateDataset(
   const ids: string[] = (ds.index.data as { grains?: string[] } | undefined)?.grains ?? [];
   for (const [i, id] of ids.entries())
     if (ids.indexOf(id) !== i) at(ds.index, ['grains', i], `"${id}" is listed twice`);
-  const grains: GrainRecord[] = [];
+  const grains: CompiledRecord[] = [];
   for (const file of ds.grains) {
     const { errors: e, record } = validateGrainFile(file, checks);
     errors.push(...e);

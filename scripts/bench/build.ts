@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSite } from '../../build/build-site.ts';
 import { startCoverage } from '../../build/changelog/files.ts';
-import { readArgs, usageExit } from '../../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../../build/cli-args.ts';
 import { publishSite } from '../../build/publish/publish.ts';
 import { emitReport } from './context.ts';
 

@@ -5,7 +5,7 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readArgs, usageExit } from '../../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../../build/cli-args.ts';
 import { grainKey, ROUTES } from '../../build/site-format.ts';
 
 export interface Bench {

@@ -26,7 +26,7 @@ import { draftChangelog } from '../../build/changelog/files.ts';
 import { unloggedChanges } from '../../build/changelog/guard.ts';
 import { COVERED_DIR, PAST_DIR } from '../../build/load/covered.ts';
 import { loadDataset } from '../../build/load/load.ts';
-import type { GrainRecord, SourceEntry } from '../../build/types.ts';
+import type { CompiledRecord, SourceEntry } from '../../build/types.ts';
 import { cropYearOf, cropYearsOf } from '../../build/validate/crop-years.ts';
 import { createSchemaChecks } from '../../build/validate/schema-errors.ts';
 import { validateDataset } from '../../build/validate/validate.ts';
@@ -96,7 +96,7 @@ function addClasses(dir: string, n: number, at: Date): string[] {
 }
 
 /** The final state of each class edited in memory, written into its YAML file. */
-function writeClasses(dir: string, grains: GrainRecord[], edited: Set<string>) {
+function writeClasses(dir: string, grains: CompiledRecord[], edited: Set<string>) {
   for (const g of grains) {
     if (!edited.has(g.grain_id)) continue;
     const file = join(dir, 'grains', `${g.grain_id}.yaml`);
@@ -121,7 +121,7 @@ function draftSteps(dir: string, shape: GrowthShape, at: (notBefore?: number) =>
   const grains = dataset.grains;
   const added: SourceEntry[] = [];
   const edited = new Set<string>();
-  const step = (summary: string, edits: { index: number; change: Partial<GrainRecord> }[]) => {
+  const step = (summary: string, edits: { index: number; change: Partial<CompiledRecord> }[]) => {
     for (const { index, change } of edits) {
       const next = { ...grains[index]!, ...change };
       grains[index] = { ...next, crop_years: cropYearsOf(next, coverage) };

@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { draftChangelog } from '../../build/changelog/files.ts';
-import { readArgs, usageExit } from '../../build/client/cli/args.ts';
+import { readArgs, usageExit } from '../../build/cli-args.ts';
 import { POINTER_FILE } from '../../build/site-format.ts';
 import { root } from './context.ts';
 import { growthDataset } from './growth-dataset.ts';

@@ -6,12 +6,12 @@
 // A scenario's targets run in alternated rounds while all of them are up, each figure the median of
 // its rounds (docs/performance.md, Method). Progress goes to stderr; the report (Markdown) to
 // stdout, and to FILE with --out.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer } from '../../build/publish/publish.ts';
 import { readBuild } from '../../build/site-format.ts';
-import { type Bench, HEALTH, NGINX_MISSING, RECORD, REGISTER, runBench } from './context.ts';
+import { nginxBeside, redisBeside, register, UNLIMITED } from './beside.ts';
+import { type Bench, NGINX_MISSING, RECORD, REGISTER, runBench } from './context.ts';
 import { seedAccounts, unknownKeys } from './data.ts';
 import { footprint } from './footprint.ts';
 import { drive, type Load, latencyAt, median, probe, rounds, rssOf, type Target } from './load.ts';
@@ -19,18 +19,14 @@ import { realRequests } from './real-request.ts';
 import { publishRealSite } from './real-site.ts';
 import { type Row, reportOf, runHeader } from './report.ts';
 import { productionReport } from './report-production.ts';
-import { type Running, reachable, startBare, startGateway, startNginx } from './servers.ts';
+import { type Running, startBare, startGateway } from './servers.ts';
 
-/** Limits out of the way for the throughput scenarios. */
-const UNLIMITED = { RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: '1000000000' };
+type Log = (r: Row) => void;
+type Sample = Awaited<ReturnType<typeof probe>>;
 
-async function main(b: Bench) {
-  const siteDir = await publishRealSite(b);
-  const pointer = readPointer(siteDir)!;
-  const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
-  const recordEntry = manifest.bodies[manifest.routes[RECORD]!]!;
-  const rows: Row[] = [];
-  const log = (r: Row) => {
+/** Each row kept for the report and said on stderr as it comes. */
+function rowLogger(rows: Row[]): Log {
+  return (r) => {
     rows.push(r);
     const x = r.result;
     const figures = x
@@ -40,75 +36,11 @@ async function main(b: Bench) {
     const rss = r.rss ? `  peak RSS ${r.rss.toFixed(0)} MiB` : '';
     console.error(`${r.scenario.padEnd(28)} ${r.target.padEnd(16)} ${figures}${rss}`);
   };
-  const header = runHeader(b);
-  console.error(header);
+}
 
-  const register = (url: string, email: string) =>
-    probe(url, REGISTER, { 'content-type': 'application/json' }, 'POST', JSON.stringify({ email }));
-
-  // (a) embedded, limits out of the way for the throughput scenarios; 1,000 accounts in turn
-  const stateA = join(b.work, 'state-a');
-  const keys1k = seedAccounts(stateA, 1_000);
-  const a = await startGateway(b, { STATE_DIR: stateA, SITE_DIR: siteDir, ...UNLIMITED });
-  const firstKey = readFileSync(keys1k, 'utf8').split('\n')[0]!;
-  const okProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey });
-  if (okProbe.status !== 200) throw new Error(`the gateway answered ${okProbe.status}`);
-  const etag = okProbe.headers.find(([k]) => k.toLowerCase() === 'etag')![1];
-  const getLoad: Load = { path: RECORD, keysFile: keys1k };
-  const revalidate: Load = { path: RECORD, keysFile: keys1k, headers: { 'If-None-Match': etag } };
-  const notModifiedProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey, 'if-none-match': etag });
-  if (notModifiedProbe.status !== 304) throw new Error(`expected 304, got ${notModifiedProbe.status}`);
-  const unknown: Load = { path: RECORD, keysFile: unknownKeys(b.work, 10_000) };
-  const unknownProbe = await probe(a.url, RECORD, {
-    'x-api-key': readFileSync(unknown.keysFile!, 'utf8').split('\n')[0]!,
-  });
-  const regProbe = await register(a.url, 'probe@example.com');
-
-  // (b) Redis mode, one instance, up beside the embedded gateway: its GET runs in the same rounds
-  const extraGet: Target[] = [];
-  let redis: { gateway: Running; prefix: string } | null = null;
-  if (await reachable(6379)) {
-    const prefix = `gg:bench:${process.pid}:`;
-    const r = await startGateway(b, {
-      STATE_DIR: join(b.work, 'state-r'),
-      SITE_DIR: siteDir,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: prefix,
-      ...UNLIMITED,
-    });
-    redis = { gateway: r, prefix };
-    for (let i = 0; i < 50 && (await probe(r.url, HEALTH, {})).body.toString().includes('unavailable'); i++)
-      await new Promise((res) => setTimeout(res, 100));
-    const redisKeys: string[] = [];
-    for (let i = 0; i < 1_000; i++)
-      redisKeys.push(JSON.parse((await register(r.url, `redis-${i}@example.com`)).body.toString()).api_key);
-    const file = join(b.work, 'redis-keys.txt');
-    writeFileSync(file, `${redisKeys.join('\n')}\n`);
-    extraGet.push({ name: 'gateway, Redis', url: r.url, pid: r.pid, load: { path: RECORD, keysFile: file } });
-  }
-
-  // (c) nginx, the ceiling for static bytes, beside them for the GET and the 304
-  const extra304: Target[] = [];
-  const nginx = b.hasNginx ? await startNginx(b, join(b.work, 'nginx'), `root ${join(siteDir, pointer.dir)};`) : null;
-  if (nginx) {
-    const file = `/${recordEntry.identity.file}`;
-    const nEtag = (await probe(nginx.url, file, {})).headers.find(([k]) => k.toLowerCase() === 'etag')?.[1] ?? '';
-    extraGet.push({ name: 'nginx (1 worker)', url: nginx.url, load: { path: file } });
-    extra304.push({
-      name: 'nginx (1 worker)',
-      url: nginx.url,
-      load: { path: file, headers: { 'If-None-Match': nEtag } },
-    });
-  }
-
-  // (d) bare node:http answering the scenario's bytes, up beside the gateway while its rounds run
-  const scenario = async (
-    name: string,
-    gateway: Running,
-    sample: Awaited<ReturnType<typeof probe>>,
-    load: Load,
-    extra: Target[] = [],
-  ) => {
+/** A scenario: the gateway, a bare node:http server answering its sample's bytes, and `extra`, in alternated rounds. */
+function scenarioRunner(b: Bench, log: Log) {
+  return async (name: string, gateway: Running, sample: Sample, load: Load, extra: Target[] = []) => {
     const bare = await startBare(b, sample.status, sample.headers, sample.body);
     const targets: Target[] = [
       { name: 'gateway', url: gateway.url, pid: gateway.pid, load },
@@ -123,37 +55,30 @@ async function main(b: Bench) {
     }
     return results.get('gateway')!;
   };
-  const getA = await scenario('authorised GET (24 KB)', a, okProbe, getLoad, extraGet);
-  if (redis) {
-    await redis.gateway.stop();
-    spawnSync('sh', ['-c', `redis-cli --scan --pattern '${redis.prefix}*' | xargs -r redis-cli del > /dev/null`]);
-  } else log({ scenario: 'authorised GET (24 KB)', target: 'Redis', result: null, note: 'none on 127.0.0.1:6379' });
-  if (!nginx) log({ scenario: 'authorised GET (24 KB)', target: 'nginx', result: null, note: NGINX_MISSING });
+}
 
-  // p99 at half the gateway's maximum, and the paced client's own floor: the bare server at the
-  // same rate, in alternated rounds as well (a single run's p99 moved between 1.6 and 8.9 ms)
-  const halfRate = getA.rps / 2;
-  const bareHalf = await startBare(b, 200, okProbe.headers, okProbe.body);
+/**
+ * p99 at half the gateway's maximum, and the paced client's own floor: the bare server at the same
+ * rate, in alternated rounds as well (a single run's p99 moved widely between runs).
+ */
+async function halfMaxLatency(b: Bench, gatewayUrl: string, sample: Sample, load: Load, halfRate: number) {
+  const bareHalf = await startBare(b, 200, sample.headers, sample.body);
   const halfRuns: { gateway: number[]; bare: number[] } = { gateway: [], bare: [] };
   for (let r = 0; r < b.rounds; r++) {
     const order: ['gateway' | 'bare', string][] = [
-      ['gateway', a.url],
+      ['gateway', gatewayUrl],
       ['bare', bareHalf.url],
     ];
     if (r % 2 === 1) order.reverse();
-    for (const [name, url] of order) halfRuns[name].push(await latencyAt(b, url, getLoad, halfRate));
+    for (const [name, url] of order) halfRuns[name].push(await latencyAt(b, url, load, halfRate));
   }
   await bareHalf.stop();
   console.error(`authorised GET at half max: p99 ${median(halfRuns.gateway).toFixed(2)} ms`);
+  return halfRuns;
+}
 
-  await scenario('304 revalidation', a, { ...notModifiedProbe, body: Buffer.alloc(0) }, revalidate, extra304);
-  await nginx?.stop();
-  const real = await realRequests(b, a, keys1k, RECORD);
-  await scenario('401 flood (unknown keys)', a, unknownProbe, unknown);
-  await scenario('registration burst', a, regProbe, { path: REGISTER, registrations: true });
-  await a.stop();
-
-  // past the limit: one account that used its hour
+/** Past the limit: one account that used its hour. */
+async function pastTheLimit(b: Bench, siteDir: string, scenario: ReturnType<typeof scenarioRunner>) {
   const stateB = join(b.work, 'state-b');
   const limited = readFileSync(seedAccounts(stateB, 1), 'utf8').trim();
   const lim = await startGateway(b, { STATE_DIR: stateB, SITE_DIR: siteDir, RATE_LIMIT_PER_HOUR: '1' });
@@ -162,8 +87,10 @@ async function main(b: Bench) {
   if (tooMany.status !== 429) throw new Error(`expected 429, got ${tooMany.status}`);
   await scenario('429 flood (past the limit)', lim, tooMany, { path: RECORD, headers: { 'X-API-Key': limited } });
   await lim.stop();
+}
 
-  // scale: 1,000 against 100,000 registered accounts, every key used in turn, both up in the same rounds
+/** Scale: 1,000 against 100,000 registered accounts, every key used in turn, both up in the same rounds. */
+async function scaleRuns(b: Bench, siteDir: string, log: Log) {
   const scaled: { accounts: number; gateway: Running; keysFile: string; idleRss: number }[] = [];
   for (const count of [1_000, 100_000]) {
     const state = join(b.work, `state-${count}`);
@@ -186,6 +113,60 @@ async function main(b: Bench) {
   }));
   for (const s of scale) log({ scenario: `GET, ${s.accounts.toLocaleString('en')} accounts`, target: 'gateway', ...s });
   for (const s of scaled) await s.gateway.stop();
+  return scale;
+}
+
+async function main(b: Bench) {
+  const siteDir = await publishRealSite(b);
+  const pointer = readPointer(siteDir)!;
+  const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
+  const rows: Row[] = [];
+  const log = rowLogger(rows);
+  const scenario = scenarioRunner(b, log);
+  const header = runHeader(b);
+  console.error(header);
+
+  // (a) embedded, limits out of the way for the throughput scenarios; 1,000 accounts in turn
+  const stateA = join(b.work, 'state-a');
+  const keys1k = seedAccounts(stateA, 1_000);
+  const a = await startGateway(b, { STATE_DIR: stateA, SITE_DIR: siteDir, ...UNLIMITED });
+  const firstKey = readFileSync(keys1k, 'utf8').split('\n')[0]!;
+  const okProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey });
+  if (okProbe.status !== 200) throw new Error(`the gateway answered ${okProbe.status}`);
+  const etag = okProbe.headers.find(([k]) => k.toLowerCase() === 'etag')![1];
+  const getLoad: Load = { path: RECORD, keysFile: keys1k };
+  const revalidate: Load = { path: RECORD, keysFile: keys1k, headers: { 'If-None-Match': etag } };
+  const notModifiedProbe = await probe(a.url, RECORD, { 'x-api-key': firstKey, 'if-none-match': etag });
+  if (notModifiedProbe.status !== 304) throw new Error(`expected 304, got ${notModifiedProbe.status}`);
+  const unknown: Load = { path: RECORD, keysFile: unknownKeys(b.work, 10_000) };
+  const unknownProbe = await probe(a.url, RECORD, {
+    'x-api-key': readFileSync(unknown.keysFile!, 'utf8').split('\n')[0]!,
+  });
+  const regProbe = await register(a.url, 'probe@example.com');
+
+  // (b) Redis mode and (c) nginx, up beside the embedded gateway: their GET runs in the same rounds
+  const redis = await redisBeside(b, siteDir);
+  const nginx = await nginxBeside(b, siteDir, pointer, manifest);
+  const extraGet = [redis?.target, nginx?.get].filter((t) => t !== undefined);
+
+  // (d) bare node:http answering the scenario's bytes, up beside the gateway while its rounds run
+  const getA = await scenario('authorised GET (24 KB)', a, okProbe, getLoad, extraGet);
+  await redis?.stop();
+  if (!redis)
+    log({ scenario: 'authorised GET (24 KB)', target: 'Redis', result: null, note: 'none on 127.0.0.1:6379' });
+  if (!nginx) log({ scenario: 'authorised GET (24 KB)', target: 'nginx', result: null, note: NGINX_MISSING });
+  const halfRate = getA.rps / 2;
+  const halfRuns = await halfMaxLatency(b, a.url, okProbe, getLoad, halfRate);
+
+  const revalidated = { ...notModifiedProbe, body: Buffer.alloc(0) };
+  await scenario('304 revalidation', a, revalidated, revalidate, nginx ? [nginx.notModified] : []);
+  await nginx?.stop();
+  const real = await realRequests(b, a, keys1k, RECORD);
+  await scenario('401 flood (unknown keys)', a, unknownProbe, unknown);
+  await scenario('registration burst', a, regProbe, { path: REGISTER, registrations: true });
+  await a.stop();
+  await pastTheLimit(b, siteDir, scenario);
+  const scale = await scaleRuns(b, siteDir, log);
   const idle = await footprint(b, siteDir);
   return [header, reportOf({ rows, halfRate, halfRuns, scale }), productionReport(b, idle, real)].join('\n\n');
 }

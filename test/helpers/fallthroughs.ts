@@ -1,14 +1,14 @@
 // Samples made from a record: a clean one that meets the best grade of a ladder, and one for every
 // fall-through a record holds (each factor past its lowest grade's limit, once per outcome's
 // condition and region, on every track), for the tests that walk every outcome of every class.
-import { roundTo, type Sample } from '../../build/client/grade.ts';
-import type { Factor, GrainRecord } from '../../build/types.ts';
+import { roundTo, type Sample } from '../../build/grading/grade.ts';
+import type { CompiledRecord, Factor } from '../../build/types.ts';
 
-const factorsOf = (r: GrainRecord) => r.factor_groups.flatMap((g) => g.factors);
+const factorsOf = (r: CompiledRecord) => r.factor_groups.flatMap((g) => g.factors);
 const judged = (f: Factor) => Object.values(f.thresholds).some((t) => t.value_type.startsWith('qualitative'));
 
 /** A sample that meets the best grade of `ladder` on every factor. */
-export function cleanSample(r: GrainRecord, ladder = r.variety_tracks?.[0]?.grades ?? r.grades): Sample {
+export function cleanSample(r: CompiledRecord, ladder = r.variety_tracks?.[0]?.grades ?? r.grades): Sample {
   const values: Record<string, number> = {};
   const judgments: Record<string, string> = {};
   for (const f of factorsOf(r)) {
@@ -41,7 +41,7 @@ function pastLimit(f: Factor, limit: number, decimals: number, condition: string
   return v <= 100 ? v : null;
 }
 
-export function fallthroughSamples(r: GrainRecord): { factor_id: string; sample: Sample }[] {
+export function fallthroughSamples(r: CompiledRecord): { factor_id: string; sample: Sample }[] {
   const out: { factor_id: string; sample: Sample }[] = [];
   for (const ladder of r.variety_tracks?.map((t) => t.grades) ?? [r.grades]) {
     const clean = cleanSample(r, ladder);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import type { SuiteGroup } from '../../build/client/grade-suite/suite.ts';
+import type { SuiteGroup } from '../../build/grading/grade-suite/suite.ts';
 import { axeViolations } from './axe-browser.ts';
 import { type BrowserStage, chromiumSkip, typeIn } from './chromium.ts';
 import { get, register, type TestGateway } from './gateway.ts';

@@ -3,10 +3,10 @@
 // region and colour a record holds, a value exactly at a limit and one decimal past one. The
 // tests assert the list of gaps is empty; a new rule in the data without a case is a gap.
 
-import type { SuiteGroup } from '../../build/client/grade-suite/define.ts';
-import type { GrainRecord } from '../../build/types.ts';
+import type { SuiteGroup } from '../../build/grading/grade-suite/define.ts';
+import type { CompiledRecord } from '../../build/types.ts';
 
-export function suiteGaps(suite: SuiteGroup[], records: GrainRecord[]): string[] {
+export function suiteGaps(suite: SuiteGroup[], records: CompiledRecord[]): string[] {
   const gaps: string[] = [];
   const results = new Set(suite.flatMap((g) => g.cases.map((c) => c.expected.result)));
   for (const r of ['grade', 'fallthrough', 'undetermined'] as const) if (!results.has(r)) gaps.push(`result ${r}`);

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { html } from '../../build/pages/html.ts';
 import { renderTablePage } from '../../build/pages/table-page.ts';
 import { bodyPath, grainKey, readBuild, tableKey } from '../../build/site-format.ts';
-import type { GrainRecord } from '../../build/types.ts';
+import type { CompiledRecord } from '../../build/types.ts';
 import { axeViolations } from './axe-browser.ts';
 import { type BrowserStage, chromiumSkip } from './chromium.ts';
 import { realSiteDir, type TestGateway } from './gateway.ts';
@@ -28,7 +28,7 @@ const SCREENS = [
 function markedPage(): string {
   const read = (path: string) => readFileSync(join(realSiteDir(), path), 'utf8');
   const build = readBuild(read);
-  const record = JSON.parse(read(bodyPath(build, grainKey('CWRS'))!)) as GrainRecord;
+  const record = JSON.parse(read(bodyPath(build, grainKey('CWRS'))!)) as CompiledRecord;
   const change = { grain_id: 'CWRS', factor_id: 'ergot', grade: 'No. 1 CWRS', field: 'value', from: 0.05, to: 0.04 };
   return renderTablePage(record, {
     years: [record.effective_crop_year],

@@ -6,11 +6,11 @@
 // not JSON (line and column named) or one that cannot be real (the field and its range named).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type CliSpec, readArgs, usageExit } from '../../cli-args.ts';
+import { grade, parseSample } from '../../grading/grade.ts';
 import { type Build, bodyPath, DEFAULT_DIRS, grainKey, grainYearKey, readBuild, yearOfKey } from '../../site-format.ts';
 import type { GrainRecord } from '../../types.ts';
-import { grade, parseSample } from '../grade.ts';
 import { mirroredYear, SYNC_FILES } from '../sync.ts';
-import { type CliSpec, readArgs, usageExit } from './args.ts';
 
 const SPEC = {
   usage: '<GRAIN_ID> <sample.json | -> [--site DIR | --copy DIR] [--crop-year YYYY/YY]',

@@ -1,6 +1,6 @@
 // The `grain-tables` command, the client package's bin: `grain-tables sync …` and
 // `grain-tables grade …` (the same code as npm run sync and npm run grade in the service's repository).
-import { CLIENT_VERSION, SCHEMA_VERSION } from '../package/version.ts';
+import { CLIENT_VERSION, SCHEMA_VERSION } from '../version.ts';
 import { gradeCommand } from './grade-command.ts';
 import { syncCommand } from './sync-command.ts';
 

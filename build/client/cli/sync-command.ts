@@ -5,8 +5,8 @@
 // nothing changed, 2 usage.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readArgs, usageExit } from '../../cli-args.ts';
 import { ApiError, SyncError, syncMirror } from '../sync.ts';
-import { readArgs, usageExit } from './args.ts';
 
 const SPEC = {
   usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY]',

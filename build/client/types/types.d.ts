@@ -163,7 +163,7 @@ export interface GrainSummary {
   grades: string[];
 }
 
-export interface GrainRecordBody {
+export interface GrainRecord {
   schema_version: "1.0";
   grain_id: string;
   grain_name: string;
@@ -236,7 +236,7 @@ export interface Snapshot {
   crop_year: string | null;
   count: number;
   /** each record as GET /api/grains/{grain_id} serves it */
-  grains: GrainRecordBody[];
+  grains: GrainRecord[];
   /** every entry, newest first; a crop year's snapshot: the entries of that year and the years before */
   changelog: ChangelogEntry[];
 }
@@ -343,8 +343,6 @@ export interface GradeResult {
   })[];
 }
 
-/** A grain record as compiled; the body adds schema_version in front. */
-export type GrainRecord = Omit<GrainRecordBody, 'schema_version'>;
 export type ValueType = Threshold['value_type'];
 export type OutcomeKind = FallthroughOutcome['kind'];
 export type Direction = Factor['threshold_direction'];

@@ -8,4 +8,4 @@ export {
   type Outcome,
   parseSample,
   type Sample,
-} from '../grade.ts';
+} from '../../grading/grade.ts';

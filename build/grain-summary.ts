@@ -1,8 +1,8 @@
 // A grain summary from its record: the list's element (GET /api/grains), made the same way by the
 // build and by a sync that derives the list from the snapshot, so both give the same bytes.
-import type { GrainRecord, GrainSummary } from '../types.ts';
+import type { CompiledRecord, GrainSummary } from './types.ts';
 
-export const summaryOf = (g: Omit<GrainRecord, 'schema_version'>): GrainSummary => ({
+export const summaryOf = (g: CompiledRecord): GrainSummary => ({
   grain_id: g.grain_id,
   grain_name: g.grain_name,
   kind: g.kind,

@@ -2,10 +2,13 @@
 // factors it is graded on (its exclusions left out, then the colour rules applied), and the colour
 // it is graded as. grade() decides from it and explain() draws the same factors (docs/grading.md).
 import { type Context, check } from './check.ts';
-import type { Rec, Sample } from './sample.ts';
+import type { RecordToGrade, Sample } from './sample.ts';
 
 /** The context and the colour the sample is graded as; null when the class has tracks and the sample names none. */
-export function gradingContext(record: Rec, sample: Sample): { x: Context; colour: string | undefined } | null {
+export function gradingContext(
+  record: RecordToGrade,
+  sample: Sample,
+): { x: Context; colour: string | undefined } | null {
   let ladder = record.grades;
   if (record.variety_tracks) {
     const track = record.variety_tracks.find((t) => t.track_id === sample.track);

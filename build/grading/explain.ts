@@ -5,7 +5,7 @@ import type { Factor, Threshold } from '../types.ts';
 import { check } from './check.ts';
 import { gradingContext } from './grading-context.ts';
 import { printedNumber } from './printed.ts';
-import type { Rec, Sample } from './sample.ts';
+import type { RecordToGrade, Sample } from './sample.ts';
 
 interface CellShown {
   grade: string;
@@ -58,7 +58,7 @@ function entered(f: Factor, s: Sample): string | null {
 
 /** The rows of the answer `result` gave for `sample`, or null where there is no ladder to show (no track). */
 export function explain(
-  record: Rec,
+  record: RecordToGrade,
   sample: Sample,
   result: GradeFound,
 ): { at: string; above: string | null; rows: Row[] } | null {

@@ -9,7 +9,7 @@ export type {
   Factor,
   FallthroughOutcome,
   GrainList,
-  GrainRecordBody as GrainRecord,
+  GrainRecord,
   GrainSummary,
   Snapshot,
   Threshold,
@@ -24,4 +24,4 @@ export {
   type Fetched,
   type RateLimit,
 } from '../api.ts';
-export { CLIENT_VERSION, SCHEMA_VERSION } from './version.ts';
+export { CLIENT_VERSION, SCHEMA_VERSION } from '../version.ts';

@@ -10,11 +10,11 @@ import type { FallthroughOutcome, GradeResult } from '../types.ts';
 import { type Check, type Context, check, type Missing, measured } from './check.ts';
 import { gradingContext } from './grading-context.ts';
 import { meetsCondition } from './outcome-condition.ts';
-import { checkSample, type GradeError, type Rec, type Sample } from './sample.ts';
+import { checkSample, type GradeError, type RecordToGrade, type Sample } from './sample.ts';
 
 export { type Check, type Context, check, metAbove, roundTo } from './check.ts';
 export { explain } from './explain.ts';
-export type { GradeError, Rec, Sample } from './sample.ts';
+export type { GradeError, RecordToGrade, Sample } from './sample.ts';
 export { parseSample } from './sample-json.ts';
 
 export type { GradeResult };
@@ -86,7 +86,7 @@ const graded = (name: string, limiting: Limiting[]): GradeResult => ({
   judgments_needed: [],
 });
 
-export function grade(record: Rec, input: unknown): GradeResult | GradeError {
+export function grade(record: RecordToGrade, input: unknown): GradeResult | GradeError {
   const problem = checkSample(record, input);
   if (problem) return problem;
   const sample = input as Sample;

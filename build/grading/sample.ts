@@ -20,7 +20,7 @@ export interface GradeError {
 }
 
 /** What the grader reads of a record: a synced record has all of it. */
-export type Rec = Pick<
+export type RecordToGrade = Pick<
   GrainRecord,
   'grain_id' | 'grades' | 'variety_tracks' | 'colour_modifier' | 'colours' | 'grade_floor_rules' | 'footnote_rules'
 > & {
@@ -46,7 +46,7 @@ function outOfRange(label: string, unit: string, v: number): string | null {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks the sample's shape against the record; the first problem, naming its field. */
-export function checkSample(record: Rec, sample: unknown): GradeError | null {
+export function checkSample(record: RecordToGrade, sample: unknown): GradeError | null {
   if (!isObject(sample)) return { error: 'the sample must be a JSON object', field: '(sample)' };
   const factors = new Map(record.factor_groups.flatMap((g) => g.factors.map((f) => [f.factor_id, f] as const)));
   const ids = new Set(factors.keys());

@@ -3,10 +3,10 @@
 // numeric limit of the factor meets a judgement cell below it, and a judged grade meets every
 // lower grade's cell: a judgement is asked for only where neither answers the cell.
 import type { Factor, Threshold } from '../types.ts';
-import type { Rec, Sample } from './sample.ts';
+import type { RecordToGrade, Sample } from './sample.ts';
 
 export interface Context {
-  record: Rec;
+  record: RecordToGrade;
   sample: Sample;
   ladder: string[];
   factors: Factor[];
