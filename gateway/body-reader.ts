@@ -1,29 +1,36 @@
-// The bodies few clients ask for, read from the build on disk when asked (docs/operations.md,
+// The bodies few clients ask for, streamed from the build on disk when asked (docs/operations.md,
 // "What an instance needs"): the plain form of a body that has compressed ones, a past crop
 // year's, the changelog beyond its default limit (site-load.ts says which). What most clients take
 // stays in memory from the load, so the resident set follows the current tables, not the archive.
-// Nothing read is kept: the system's page cache keeps the files, for every instance on the host;
-// kept here under a bound, the bodies outlived the young generation and their garbage held the
-// resident set higher than reading them afresh (docs/performance.md, Growth). Requests for a file
-// while it is read share the read.
-import { readFile } from 'node:fs/promises';
+// Nothing read is kept: the system's page cache keeps the files, for every instance on the host.
+// A body is sent a chunk at a time, as the socket takes it: a request holds a chunk, not the body,
+// and the chunks, all of one size, are reused by the allocator; read whole, each large body was an
+// allocation of its own size, which the allocator kept after it was freed, and the resident set
+// grew with the bodies read (docs/performance.md, Growth).
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+
+/** The bytes read from a file at a time, and held by a request while the socket takes them. */
+const CHUNK = 64 * 1024;
 
 export interface BodyReader {
-  /** The file's bytes, checked against the manifest's length. */
-  get(path: string, length: number): Promise<Buffer>;
+  /** The file's bytes as a stream, once its length is found to be the manifest's. */
+  get(path: string, length: number): Promise<Readable>;
 }
 
 export function createBodyReader(): BodyReader {
-  const reading = new Map<string, Promise<Buffer>>();
-  function read(path: string, length: number): Promise<Buffer> {
-    const p = readFile(path)
-      .then((bytes) => {
-        if (bytes.length !== length) throw new Error(`${path} has ${bytes.length} bytes; its manifest says ${length}`);
-        return bytes;
-      })
-      .finally(() => reading.delete(path));
-    reading.set(path, p);
-    return p;
-  }
-  return { get: (path, length) => reading.get(path) ?? read(path, length) };
+  return {
+    async get(path, length) {
+      const file = await open(path);
+      try {
+        const { size } = await file.stat();
+        if (size !== length) throw new Error(`${path} has ${size} bytes; its manifest says ${length}`);
+      } catch (err) {
+        await file.close();
+        throw err;
+      }
+      // closed when the stream ends or is destroyed (a client gone mid-body)
+      return file.createReadStream({ highWaterMark: CHUNK });
+    },
+  };
 }

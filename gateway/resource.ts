@@ -1,8 +1,10 @@
 // One precomputed answer as the gateway holds it: each encoding's bytes with its headers built
 // once (site.ts loads a build's; filled-pages.ts makes the pages' per origin).
 
-/** A body not held in memory, read when asked: at once when the cache keeps it, else through a promise. */
-export type BodyLoader = () => Buffer | Promise<Buffer>;
+import type { Readable } from 'node:stream';
+
+/** A body not held in memory, streamed from disk when asked (body-reader.ts). */
+export type BodyLoader = () => Promise<Readable>;
 
 export interface Variant {
   /**

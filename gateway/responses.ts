@@ -1,5 +1,6 @@
 // The shape of every answer the gateway gives, and the one place answers are built from parts:
 // JSON bodies with their headers, and error answers prepared once per catalogue entry.
+import type { Readable } from 'node:stream';
 import { JSON_CONTENT_TYPE, type RouteName } from '../build/site-format.ts';
 import { ERRORS, errorBody, type HttpError } from './errors.ts';
 
@@ -18,7 +19,8 @@ export interface GatewayResponse {
   status: number;
   /** Flat [name, value, …] list, as writeHead takes it. */
   headers: string[];
-  body: Buffer | null;
+  /** A stream: a body read from disk as it is sent (body-reader.ts). */
+  body: Buffer | Readable | null;
   /** For the log line: the account served, never its key. */
   account: string | null;
   /** UPSTREAM_URL mode: the body is this file at the origin (the headers above are ours). */
@@ -34,7 +36,7 @@ export interface GatewayResponse {
 export const response = (
   status: number,
   headers: string[],
-  body: Buffer | null,
+  body: Buffer | Readable | null,
   account: string | null = null,
   proxy: string | null = null,
   upstreamFailure: GatewayResponse['upstreamFailure'] = null,

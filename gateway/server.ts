@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 // Imported, not the global: Node 20 defines globalThis.performance as a lazy getter, a cost on
 // every request (docs/performance.md: the measurements behind the code).
 import { performance } from 'node:perf_hooks';
+import { pipeline, Readable } from 'node:stream';
 import type { RouteName } from '../build/site-format.ts';
 import type { App, GatewayRequest, GatewayResponse, Reply } from './app.ts';
 import { INTERNAL_ERROR } from './app.ts';
@@ -148,8 +149,24 @@ function requestHandler({ parts, config, proxy, traffic }: Served) {
       return;
     }
     res.writeHead(r.status, headers);
+    if (r.body instanceof Readable) return streamed(request, res, r, r.body);
     res.end(r.body ?? undefined);
     finish(request, r.status, r.account);
+  };
+  /**
+   * A body read from disk as the socket takes it (body-reader.ts), counted in flight until it is
+   * sent. One that ends short of its Content-Length, or a read that fails, ends the connection
+   * (its headers are gone) and is logged; a client gone mid-body is not a failure.
+   */
+  const streamed = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, body: Readable) => {
+    res.strictContentLength = true;
+    pipeline(body, res, (err) => {
+      if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        failed(request, err);
+        res.destroy();
+      }
+      finish(request, r.status, r.account);
+    });
   };
   const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
     log({

@@ -1,7 +1,7 @@
 // The bodies read from disk when asked (gateway/body-reader.ts; docs/operations.md, "What an
 // instance needs"): the reader alone on files of a temporary folder, then a gateway over HTTP on a
 // copy of the real build: the compressed forms of what most ask for held from the load, the rest
-// read when asked, and a body that cannot be read a plain 500 with nothing inside (the server's
+// streamed from disk when asked, and a body that cannot be read a plain 500 with nothing inside (the server's
 // answer to a failure, so a real one).
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,15 +20,20 @@ function files(sizes: Record<string, number>) {
 }
 
 describe('the body reader', () => {
-  it('reads a file once for the requests that wait on it, and keeps nothing once read', async () => {
-    const at = files({ 'a.json': 100 });
+  it('streams a file a chunk at a time, read afresh for each request', async () => {
+    const size = 200 * 1024;
+    const at = files({ 'a.json': size });
     const reader = createBodyReader();
-    const first = reader.get(at('a.json'), 100);
-    assert.equal(reader.get(at('a.json'), 100), first, 'the requests waiting on one read share it');
-    assert.deepEqual(await first, Buffer.alloc(100, 'a.json'));
-    writeFileSync(at('a.json'), Buffer.alloc(100, 'b'));
-    assert.notEqual(reader.get(at('a.json'), 100), first, 'a later request reads again');
-    assert.deepEqual(await reader.get(at('a.json'), 100), Buffer.alloc(100, 'b'));
+    const chunks = (await (await reader.get(at('a.json'), size)).toArray()) as Buffer[];
+    assert.deepEqual(
+      chunks.map((c) => c.length),
+      [65536, 65536, 65536, size - 3 * 65536],
+      'a chunk held at a time, not the body',
+    );
+    assert.deepEqual(Buffer.concat(chunks), Buffer.alloc(size, 'a.json'));
+    writeFileSync(at('a.json'), Buffer.alloc(size, 'b'));
+    const again = Buffer.concat(await (await reader.get(at('a.json'), size)).toArray());
+    assert.deepEqual(again, Buffer.alloc(size, 'b'), 'nothing kept from the last read');
   });
 
   it('refuses a file whose length is not the manifest’s, or that is gone', async () => {
@@ -66,6 +71,7 @@ describe('a gateway serving from SITE_DIR', () => {
 
       const whole = entryOf('/api/snapshot');
       const onDisk = readFileSync(join(build, whole.identity.file));
+      assert.ok(onDisk.length > 64 * 1024, 'a body of several chunks');
       const plain = await get(t.url, '/api/snapshot', key);
       assert.equal(plain.status, 200);
       assert.equal(plain.headers['content-encoding'], undefined);
@@ -76,7 +82,10 @@ describe('a gateway serving from SITE_DIR', () => {
       assert.equal(gz.headers['content-encoding'], 'gzip');
       assert.deepEqual(gunzipSync(gz.body), onDisk);
 
-      // its file gone (a build pruned under the gateway): nothing inside, and br still from memory
+      // its file cut short, then gone (a build pruned under the gateway): nothing inside, never a
+      // body shorter than its Content-Length, and br still from memory
+      writeFileSync(join(build, whole.identity.file), onDisk.subarray(0, 1000));
+      assert.equal((await get(t.url, '/api/snapshot', key)).status, 500);
       rmSync(join(build, whole.identity.file));
       const failed = await get(t.url, '/api/snapshot', key);
       assert.equal(failed.status, 500);

@@ -5,6 +5,7 @@
 // startTestApp assembles the gateway's parts as server.ts does (gateway/assemble.ts) and listens on
 // nothing; the app of a listening test gateway (`t.gateway.app`) can be driven the same way.
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { App, GatewayRequest } from '../../gateway/app.ts';
 import { assembleGateway, type GatewayParts } from '../../gateway/assemble.ts';
@@ -111,7 +112,8 @@ export async function inject(app: App, request: InjectRequest, now?: number): Pr
     const value = r.headers[i + 1]!;
     headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   }
-  const answer = r.body ?? Buffer.alloc(0);
+  // a body streamed from disk (gateway/body-reader.ts) is read whole, as the server would send it
+  const answer = r.body instanceof Readable ? Buffer.concat(await r.body.toArray()) : (r.body ?? Buffer.alloc(0));
   // a key handed out here is held to the same leak scan as one issued over HTTP (gateway.ts)
   if (r.status === 201) for (const [key] of answer.toString().matchAll(KEY)) recordIssuedKey(key);
   const injected: Injected = {
