@@ -10,7 +10,7 @@ import { DRAFT_COMMAND, type Unlogged } from '../build/changelog/guard.ts';
 import { readArgs } from '../build/cli-args.ts';
 import { folderEncodings } from '../build/emit/encoding-cache.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
-import { publishStaged, readPointer, stagingDir } from '../build/publish/publish.ts';
+import { livePointer, publishStaged, stagingDir } from '../build/publish/publish.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { formatError } from '../build/validate/validate.ts';
 
@@ -41,7 +41,7 @@ const out = resolve(values.out!);
 // the encodings of the last build, so a small edit compresses only what it changed (docs/performance.md, Growth)
 const encodings = folderEncodings(resolve(values.cache!));
 // written into a folder beside the live builds as the bodies are made, then swapped in (publish.ts)
-const serving = readPointer(out);
+const serving = livePointer(out);
 const staged = folderFiles(stagingDir(out), serving && join(out, serving.dir));
 const result = await buildSite(resolve(values.dataset!), { siteDir: out, kit: buildKit({ encodings }), files: staged });
 if (!result.ok) rmSync(staged.dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { changelogOrder } from '../build/compile/compile.ts';
 import { DATA_TERMS } from '../build/compile/openapi.ts';
 import type { EmittedSite } from '../build/emit/emit.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
-import { keptBuilds, publishSite, publishStaged, readPointer, rollBack, stagingDir } from '../build/publish/publish.ts';
+import { keptBuilds, livePointer, publishSite, publishStaged, rollBack, stagingDir } from '../build/publish/publish.ts';
 import {
   CONTENT_ADDRESSED,
   changelogKey,
@@ -309,11 +309,11 @@ describe('publish', () => {
   it('swaps the pointer only after the new build is complete, and keeps recent builds', () => {
     const out = tempDir('swap');
     publishSite(out, site);
-    assert.equal(readPointer(out)?.build_id, site.manifest.build_id);
+    assert.equal(livePointer(out)?.build_id, site.manifest.build_id);
     // a build that died half-way leaves only a temporary folder, which changes nothing
     mkdirSync(join(out, 'builds', '.tmp-dead-1-1', 'bodies'), { recursive: true });
     publishSite(out, other);
-    assert.equal(readPointer(out)?.build_id, other.manifest.build_id);
+    assert.equal(livePointer(out)?.build_id, other.manifest.build_id);
     assert.ok(
       existsSync(join(out, 'builds', site.manifest.build_id, 'manifest.json')),
       'the previous build stays for readers still on it',
@@ -342,9 +342,9 @@ describe('publish', () => {
       ].sort(),
     );
     assert.equal(rollBack(out, a).build_id, a);
-    assert.equal(readPointer(out)?.build_id, a);
+    assert.equal(livePointer(out)?.build_id, a);
     assert.throws(() => rollBack(out, '0123456789abcdef'), /no whole build 0123456789abcdef is kept/);
-    assert.equal(readPointer(out)?.build_id, a, 'a refused rollback changes nothing');
+    assert.equal(livePointer(out)?.build_id, a, 'a refused rollback changes nothing');
   });
 
   it('never shows a reader half a build while builds are published', async () => {
@@ -368,7 +368,7 @@ describe('publish', () => {
     let finished = false;
     void done.then(() => (finished = true));
     while (!finished) {
-      const pointer = readPointer(out);
+      const pointer = livePointer(out);
       assert.ok(pointer, 'a pointer is always there');
       const manifest = JSON.parse(readFileSync(join(out, pointer.dir, 'manifest.json'), 'utf8')) as Manifest;
       assert.equal(manifest.build_id, pointer.build_id);

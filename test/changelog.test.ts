@@ -12,7 +12,7 @@ import { draftChangelog } from '../build/changelog/files.ts';
 import { unloggedChanges } from '../build/changelog/guard.ts';
 import { publishedRecord } from '../build/compile/published.ts';
 import { loadDataset } from '../build/load/load.ts';
-import { publishSite, readPointer } from '../build/publish/publish.ts';
+import { livePointer, publishSite } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
 import { buildSite, validateDataset } from './helpers/build.ts';
@@ -77,7 +77,7 @@ describe('the build refuses an unlogged change', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const out = tempDir('live-out');
     assert.equal(cli('build', ['--dataset', dir, '--out', out]).status, 0);
-    const live = readPointer(out)!.build_id;
+    const live = livePointer(out)!.build_id;
     edit(dir, 'TEST', ...ERGOT);
     // what a careless merge or a hand edit does: covered/ made to agree, with no entry
     const loaded = validateDataset(loadDataset(dir)).dataset!;
@@ -89,7 +89,7 @@ describe('the build refuses an unlogged change', () => {
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stderr, /TEST: ergot at "No\. 1 T": value 0\.04 → 0\.03/);
     assert.match(run.stderr, new RegExp(`against the live build ${live}`));
-    assert.equal(readPointer(out)!.build_id, live, 'the live build is still the one served');
+    assert.equal(livePointer(out)!.build_id, live, 'the live build is still the one served');
   });
 
   it('against the live build: buildSite refuses by itself, given the site the build is for', async () => {
@@ -98,7 +98,7 @@ describe('the build refuses an unlogged change', () => {
     const first = await buildSite(dir, { siteDir: out });
     assert.ok(first.ok && first.live === null, 'nothing is live yet');
     publishSite(out, first.site);
-    const live = readPointer(out)!.build_id;
+    const live = livePointer(out)!.build_id;
     edit(dir, 'TEST', ...ERGOT);
     const covered = join(dir, 'covered', 'TEST.json');
     const record = publishedRecord(validateDataset(loadDataset(dir)).dataset!.grains[0]!);

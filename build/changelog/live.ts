@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordJson } from '../load/covered.ts';
-import { readPointer } from '../publish/publish.ts';
+import { livePointer } from '../publish/publish.ts';
 import {
   bodyPath,
   CHANGELOG_MAX_LIMIT,
@@ -28,7 +28,7 @@ export interface LiveBuild {
 
 /** null where nothing is published (or the live build cannot be read: the publish replaces it). */
 export function readLiveBuild(siteDir: string): LiveBuild | null {
-  const pointer = readPointer(siteDir);
+  const pointer = livePointer(siteDir);
   if (!pointer) return null;
   try {
     const read = (path: string) => readFileSync(join(siteDir, path), 'utf8');

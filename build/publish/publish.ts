@@ -21,7 +21,7 @@ import { type FolderFiles, folderFiles } from './build-files.ts';
 const KEEP_BUILDS = 3;
 
 /** The live build's pointer, or null when none is published (or it cannot be read). */
-export function readPointer(outDir: string): Pointer | null {
+export function livePointer(outDir: string): Pointer | null {
   try {
     return parsePointer(readFileSync(join(outDir, POINTER_FILE), 'utf8'));
   } catch {
@@ -102,7 +102,7 @@ export interface KeptBuild {
 
 /** The whole builds kept in the site, newest first (the ones a rollback can go back to). */
 export function keptBuilds(outDir: string): KeptBuild[] {
-  const live = readPointer(outDir)?.build_id;
+  const live = livePointer(outDir)?.build_id;
   const builds = join(outDir, BUILDS_DIR);
   if (!existsSync(builds)) return [];
   return readdirSync(builds)

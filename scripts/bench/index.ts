@@ -8,7 +8,7 @@
 // stdout, and to FILE with --out.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readPointer } from '../../build/publish/publish.ts';
+import { livePointer } from '../../build/publish/publish.ts';
 import { readBuild } from '../../build/site-format.ts';
 import { nginxBeside, redisBeside, register, UNLIMITED } from './beside.ts';
 import { type Bench, NGINX_MISSING, RECORD, REGISTER, runBench } from './context.ts';
@@ -118,7 +118,7 @@ async function scaleRuns(b: Bench, siteDir: string, log: Log) {
 
 async function main(b: Bench) {
   const siteDir = await publishRealSite(b);
-  const pointer = readPointer(siteDir)!;
+  const pointer = livePointer(siteDir)!;
   const { manifest } = readBuild((path) => readFileSync(join(siteDir, path), 'utf8'), pointer);
   const rows: Row[] = [];
   const log = rowLogger(rows);
