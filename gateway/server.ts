@@ -7,8 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pipeline, Readable } from 'node:stream';
 import type { RouteName } from '../build/site-format.ts';
-import type { App, GatewayRequest, GatewayResponse, Reply } from './app.ts';
-import { INTERNAL_ERROR } from './app.ts';
+import { type App, type GatewayRequest, type GatewayResponse, INTERNAL_ERROR, type Reply } from './app.ts';
 import { type AssembleOptions, assembleGateway, type GatewayParts } from './assemble.ts';
 import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
 import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
@@ -104,11 +103,7 @@ class NodeRequest implements GatewayRequest, RequestLine {
 type Proxy = ReturnType<typeof import('./server-proxy.ts').createUpstreamProxy> | null;
 
 /** The requests in flight, counted so that a close waits for them (shutdownGraceMs at most). */
-interface Traffic {
-  inFlight: number;
-  closing: boolean;
-  drained: (() => void) | null;
-}
+type Traffic = { inFlight: number; closing: boolean; drained: (() => void) | null };
 
 /** What the server's parts share: the gateway assembled, its config, the upstream proxy if any, the traffic. */
 interface Served {
@@ -153,16 +148,13 @@ function requestHandler({ parts, config, proxy, traffic }: Served) {
     res.end(r.body ?? undefined);
     finish(request, r.status, r.account);
   };
-  /**
-   * A body read from disk as the socket takes it (body-reader.ts), counted in flight until it is
-   * sent. One that ends short of its Content-Length, or a read that fails, ends the connection
-   * (its headers are gone) and is logged; a client gone mid-body is not a failure.
-   */
+  // A body read from disk as the socket takes it (body-reader.ts), in flight until sent: cut short
+  // of its Content-Length, or a failed read, ends the connection and is logged (a client gone is not)
   const streamed = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, body: Readable) => {
     res.strictContentLength = true;
     pipeline(body, res, (err) => {
       if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        failed(request, err);
+        failed(request, err); // logged; the status line is gone, so the connection ends
         res.destroy();
       }
       finish(request, r.status, r.account);
