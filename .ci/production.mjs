@@ -295,7 +295,9 @@ async function containerfileReplay() {
   }
   const image = stage;
   assert.equal(image.user, 'node', 'the runtime stage runs as the base image’s unprivileged user');
-  assert.deepEqual(cmd, ['node', 'scripts/start.mjs'], 'node itself is PID 1, in exec form');
+  // npm start's node options and launcher (package.json), with node itself as PID 1
+  const npmStart = pkg.scripts.start.replace(/^exec node /, '').split(' ');
+  assert.deepEqual(cmd, ['node', ...npmStart], 'node itself is PID 1, in exec form, with npm start’s options');
   noDevDependencies(image.workdir);
   for (const source of ['gateway', 'scripts/build.ts', 'dataset'])
     assert.ok(!existsSync(join(image.workdir, source)), `the runtime stage ships no ${source}`);
