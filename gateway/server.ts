@@ -106,12 +106,7 @@ type Proxy = ReturnType<typeof import('./server-proxy.ts').createUpstreamProxy> 
 type Traffic = { inFlight: number; closing: boolean; drained: (() => void) | null };
 
 /** What the server's parts share: the gateway assembled, its config, the upstream proxy if any, the traffic. */
-interface Served {
-  parts: GatewayParts;
-  config: GatewayOptions['config'];
-  proxy: Proxy;
-  traffic: Traffic;
-}
+type Served = { parts: GatewayParts; config: GatewayOptions['config']; proxy: Proxy; traffic: Traffic };
 
 /** The request path: each request handed to the app, its answer written (or proxied), then logged and counted. */
 function requestHandler({ parts, config, proxy, traffic }: Served) {
@@ -121,7 +116,9 @@ function requestHandler({ parts, config, proxy, traffic }: Served) {
   const logAll = accessLog === 'all';
   const logErrors = accessLog === 'errors';
   const timed = accessLog !== 'off' || metrics !== null;
-  const finish = (request: NodeRequest, status: number, account: string | null) => {
+  // a streamed body is logged when its headers are written, and in flight until it is sent
+  const settle = () => --traffic.inFlight === 0 && traffic.drained?.();
+  const finish = (request: NodeRequest, status: number, account: string | null, sent = true) => {
     request.status = status;
     request.account = account;
     // the clock is read again only for a duration someone reads: metrics, or a line to log
@@ -130,7 +127,7 @@ function requestHandler({ parts, config, proxy, traffic }: Served) {
     if (logged || metrics !== null) request.ms = performance.now() - request.started;
     metrics?.request(request.row, status, request.ms / 1000);
     if (logged) logger.request(request);
-    if (--traffic.inFlight === 0 && traffic.drained) traffic.drained();
+    if (sent) settle();
   };
   const send = (request: NodeRequest, res: ServerResponse, r: GatewayResponse) => {
     const req = request.raw;
@@ -148,16 +145,17 @@ function requestHandler({ parts, config, proxy, traffic }: Served) {
     res.end(r.body ?? undefined);
     finish(request, r.status, r.account);
   };
-  // A body read from disk as the socket takes it (body-reader.ts), in flight until sent: cut short
-  // of its Content-Length, or a failed read, ends the connection and is logged (a client gone is not)
+  // A body read from disk as the socket takes it (body-reader.ts): cut short of its Content-Length,
+  // or a failed read, ends the connection and is logged (a client gone is not)
   const streamed = (request: NodeRequest, res: ServerResponse, r: GatewayResponse, body: Readable) => {
     res.strictContentLength = true;
+    finish(request, r.status, r.account, false);
     pipeline(body, res, (err) => {
       if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
         failed(request, err); // logged; the status line is gone, so the connection ends
         res.destroy();
       }
-      finish(request, r.status, r.account);
+      settle();
     });
   };
   const failed = (request: NodeRequest, err: unknown): GatewayResponse => {
