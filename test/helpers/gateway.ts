@@ -58,6 +58,7 @@ export function realSiteDir(): string {
       if (statSync(path).isFile()) hash.update(file).update(readFileSync(path));
     }
   }
+  hash.update(readFileSync(join(root, 'scripts/build.ts'))); // the command that builds it
   const shared = join(tmpdir(), `grain-test-site-${hash.digest('hex').slice(0, 16)}`);
   if (!existsSync(join(shared, POINTER_FILE))) {
     const own = tempDir('site');
