@@ -470,7 +470,11 @@ describe('error catalogue against the OpenAPI document', () => {
       const prefix = uniquePrefix();
       redisPrefixes.push(prefix);
       apps[gw] = await startTestApp({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix, ...env });
-      await untilStoreReady(apps[gw].app);
+      // a store short of REDIS_MIN_REPLICAS is up but says it cannot issue (degraded)
+      if (env.REDIS_MIN_REPLICAS) {
+        const store = async () => (await injectGet(apps[gw].app, '/health')).json().store;
+        await eventually(async () => (await store()) === 'degraded' || undefined, 'the replicas missed');
+      } else await untilStoreReady(apps[gw].app);
       return prefix;
     };
     const lostBy = async (gw: RedisGw, prefix: string) => {

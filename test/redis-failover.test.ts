@@ -68,13 +68,18 @@ suite('redis through sentinel', skip, () => {
     const killedAt = Date.now();
     await within(15_000, async () => (await group.primaryPort()) === second.port);
     const promoted = Date.now() - killedAt;
-    // every gateway counts on the new primary, though it has no replica yet (keys wait for one)
+    // every gateway counts on the new primary, though it has no replica yet: registration waits for
+    // one, and /health says so rather than "ok"
     const key = issued[0]!;
     for (const t of gateways)
       await within(10_000, async () => {
         const h = await health(t);
-        return h.status === 'ok' && h.store_primary === `127.0.0.1:${second.port}`;
+        return h.store === 'degraded' && h.store_primary === `127.0.0.1:${second.port}`;
       });
+    assert.match(
+      (await health(gateways[0]!)).reason,
+      new RegExp(`^Redis at 127\\.0\\.0\\.1:${second.port} has 0 connected replicas and REDIS_MIN_REPLICAS asks for 1`),
+    );
     const followed = Date.now() - killedAt;
     const use = await injectGet(gateways[1]!.app, '/api/grains', key);
     assert.equal(use.status, 200);

@@ -66,7 +66,7 @@ describe('the server, from INFO', () => {
   });
 });
 
-describe('the data, from the marker and the sequences', () => {
+describe('the data, from the marker, the counts and the last look', () => {
   const reading = (r: Partial<IdentityReading>): IdentityReading => ({
     id: 'a1',
     state: '',
@@ -76,8 +76,10 @@ describe('the data, from the marker and the sequences', () => {
     since: null,
     seq: 10,
     keySeq: 20,
+    looked: null,
     ...r,
   });
+  const NOW = 1_000_000_000;
   const fresh: KnownIdentity = { id: null, accounts: 0, keys: 0 };
   const running: KnownIdentity = { id: 'a1', accounts: 10, keys: 20 };
   const cases: [name: string, known: KnownIdentity, r: IdentityReading, want: Partial<IdentityVerdict>][] = [
@@ -92,6 +94,30 @@ describe('the data, from the marker and the sequences', () => {
     ['another marker: replaced', running, reading({ id: 'b2', seq: 1 }), { kind: 'lost', cause: 'replaced', id: 'a1' }],
     ['fewer keys than issued: older', running, reading({ keySeq: 19 }), { kind: 'lost', cause: 'older', keys: 20 }],
     ['fewer accounts than issued: older', running, reading({ seq: 9 }), { kind: 'lost', cause: 'older', accounts: 10 }],
+    [
+      'fewer keys, in a copy looked at 11 minutes ago: older (a backup)',
+      running,
+      reading({ keySeq: 19, looked: NOW - 11 * 60_000 }),
+      { kind: 'lost', cause: 'older', keys: 20 },
+    ],
+    [
+      'fewer keys, in a copy looked at 2 s ago: behind (a failover, mended from the journal)',
+      running,
+      reading({ keySeq: 19, looked: NOW - 2_000 }),
+      { kind: 'behind', id: 'a1' },
+    ],
+    [
+      'fewer accounts, in a copy looked at 9 minutes ago: behind',
+      running,
+      reading({ seq: 9, looked: NOW - 9 * 60_000 }),
+      { kind: 'behind', id: 'a1' },
+    ],
+    [
+      'a recent copy without the marker is still emptied',
+      running,
+      reading({ id: '', seq: 0, keySeq: 0, looked: NOW - 1_000 }),
+      { kind: 'lost', cause: 'emptied' },
+    ],
     [
       'a loss flagged by another gateway, seen by one starting',
       fresh,
@@ -113,7 +139,7 @@ describe('the data, from the marker and the sequences', () => {
   ];
   for (const [name, known, r, want] of cases) {
     it(name, () => {
-      const v = judgeIdentity(known, r);
+      const v = judgeIdentity(known, r, NOW);
       for (const [field, value] of Object.entries(want))
         assert.deepEqual(v[field as keyof IdentityVerdict], value, field);
       if (v.kind === 'lost') assert.match(lossSentence(v), /accept-loss/);
@@ -121,6 +147,7 @@ describe('the data, from the marker and the sequences', () => {
   }
   it("reads the script's answer, absent fields as nothing", () => {
     assert.deepEqual(readingOf(['a1', '', '', '', '', '', '3', '4', '0']), reading({ seq: 3, keySeq: 4 }));
+    assert.equal(readingOf(['a1', '', '', '', '', '', '3', '4', '0', '1234']).looked, 1234);
     assert.equal(readingOf(['', 'lost', '', '2', '5', '99', '0', '0', '0']).since, 99);
   });
 });

@@ -122,7 +122,7 @@ suite('redis store', skip, () => {
       assert.equal(keyLines.length, 2);
       assert.match(
         keyLines[0]!,
-        /^ {2}key \d+\tcreated .*\tlast used 20\d\d-.*\t3 request\(s\)\tlive$/,
+        /^ {2}key [0-9a-f]+\tcreated .*\tlast used 20\d\d-.*\t3 request\(s\)\tlive$/,
         'used: its last use is kept',
       );
       assert.match(keyLines[1]!, /\tlast used -\t0 request\(s\)\tlive$/);

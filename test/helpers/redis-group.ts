@@ -12,6 +12,8 @@ export interface RedisGroup {
   /** The servers, by the role they started in (after a failover, the replica is the primary). */
   first: PrivateRedis;
   second: PrivateRedis;
+  /** Every server: the first primary, then its replicas. */
+  servers: PrivateRedis[];
   sentinels: PrivateRedis[];
   /** REDIS_SENTINELS's value for this group. */
   sentinelList: string;
@@ -41,10 +43,29 @@ export async function ask<T>(port: number, question: (r: Redis) => Promise<T>, p
   }
 }
 
-export async function startRedisGroup(): Promise<RedisGroup> {
-  const auth = ['--requirepass', GROUP_PASSWORD, '--masterauth', GROUP_PASSWORD];
+/**
+ * `replicas`: how many (1 by default); `args`: more for every server (`--enable-debug-command local`
+ * for DEBUG SLEEP, `--appendfsync everysec`).
+ */
+export async function startRedisGroup(opts: { replicas?: number; args?: string[] } = {}): Promise<RedisGroup> {
+  // a replica syncs at once (Redis waits 5 s by default for more replicas to share one transfer)
+  const auth = [
+    ...['--requirepass', GROUP_PASSWORD, '--masterauth', GROUP_PASSWORD, '--repl-diskless-sync-delay', '0'],
+    ...(opts.args ?? []),
+  ];
   const first = await startPrivateRedis({ args: auth });
-  const second = await startPrivateRedis({ args: [...auth, '--replicaof', '127.0.0.1', String(first.port)] });
+  const replicas = await Promise.all(
+    Array.from({ length: opts.replicas ?? 1 }, () =>
+      startPrivateRedis({ args: [...auth, '--replicaof', '127.0.0.1', String(first.port)] }),
+    ),
+  );
+  const second = replicas[0]!;
+  // the group is up when every replica follows the primary
+  for (let i = 0; i < 100; i++) {
+    const info = await ask(first.port, (r) => r.info('replication'), GROUP_PASSWORD);
+    if ((info.match(/state=online/g) ?? []).length === replicas.length) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const sentinelConf = [
     `requirepass ${GROUP_PASSWORD}`,
     `sentinel monitor ${GROUP_NAME} 127.0.0.1 ${first.port} 2`,
@@ -65,6 +86,7 @@ export async function startRedisGroup(): Promise<RedisGroup> {
   return {
     first,
     second,
+    servers: [first, ...replicas],
     sentinels,
     sentinelList: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
     primaryPort,
@@ -72,7 +94,7 @@ export async function startRedisGroup(): Promise<RedisGroup> {
     roleOf: (server) =>
       ask(server.port, async (r) => ((await r.call('ROLE')) as string[])[0]!, GROUP_PASSWORD).catch(() => 'starting'),
     async stop() {
-      await Promise.all([first, second, ...sentinels].map((s) => s.stop()));
+      await Promise.all([first, ...replicas, ...sentinels].map((s) => s.stop()));
     },
   };
 }

@@ -58,6 +58,8 @@ export interface PrivateRedis {
   dir: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Sends the running server a signal (SIGSTOP: a paused machine; SIGCONT: it goes on). */
+  signal(name: NodeJS.Signals): void;
 }
 
 /**
@@ -107,5 +109,6 @@ export async function startPrivateRedis(
     await exited;
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, dir, stop, start };
+  const signal = (name: NodeJS.Signals) => void (child as ChildProcess | null)?.kill(name);
+  return { port, url: `redis://127.0.0.1:${port}`, dir, stop, start, signal };
 }

@@ -18,20 +18,22 @@ export function redisAccountQueries(
     const h = await client.hgetall(keyOf.account(id));
     if (!h.email) return null;
     const keyIds = await client.smembers(keyOf.accountKeys(id)); // every key it was issued
-    const keys = await Promise.all(
-      keyIds
-        .sort((x, y) => Number(x) - Number(y))
-        .map(async (kid) => {
-          const k = await client.hgetall(keyOf.keyInfo(kid));
-          return {
-            id: kid,
-            created_at: Number(k.created_at),
-            last_used_at: num(k.last_used),
-            revoked_at: num(k.revoked_at),
-            requests: Number(k.requests ?? 0),
-          };
-        }),
+    const read = await Promise.all(
+      keyIds.map(async (kid) => {
+        const k = await client.hgetall(keyOf.keyInfo(kid));
+        // in the order of issue: ids are random (key-issuing.ts); a key older than that has a number
+        const n = Number(k.n ?? kid);
+        const key = {
+          id: kid,
+          created_at: Number(k.created_at),
+          last_used_at: num(k.last_used),
+          revoked_at: num(k.revoked_at),
+          requests: Number(k.requests ?? 0),
+        };
+        return { n, key };
+      }),
     );
+    const keys = read.sort((x, y) => x.n - y.n).map((r) => r.key);
     return { id, email: h.email, created_at: Number(h.created_at), keys };
   };
   return {

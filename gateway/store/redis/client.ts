@@ -7,6 +7,7 @@
 // primary that came back.
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../../config.ts';
+import { MERGE_WINDOW_SCRIPT, REASSERT_KEY_SCRIPT } from './failover-scripts.ts';
 import { FLAG_LOSS_SCRIPT, IDENTITY_SCRIPT } from './identity-scripts.ts';
 import { defineRecoveryCommands } from './recovery-scripts.ts';
 import {
@@ -20,6 +21,7 @@ import {
   WINDOW_SCRIPT,
   WITHDRAW_SCRIPT,
 } from './scripts.ts';
+import { watchSentinels } from './sentinel-watch.ts';
 
 export type Scripted = Redis & {
   window(
@@ -43,9 +45,20 @@ export type Scripted = Redis & {
     prefix: string,
     maxLive: number,
     rotate: string,
-  ): Promise<[string, string, string]>;
+    accountId: string,
+    keyId: string,
+  ): Promise<[string, string, string, string, string]>;
+  reassertKey(...args: (string | number)[]): Promise<number>;
+  mergeWindow(window: string, info: string, start: number, seen: number, now: number, win: number): Promise<number>;
   withdrawKey(prefix: string, hash: string, revokedKeyIds: string, token: string, now: number): Promise<number>;
-  storeIdentity(marker: string, seq: string, keySeq: string, now: number, fresh: string): Promise<string[]>;
+  storeIdentity(
+    marker: string,
+    seq: string,
+    keySeq: string,
+    looked: string,
+    now: number,
+    fresh: string,
+  ): Promise<string[]>;
   flagLoss(
     marker: string,
     seq: string,
@@ -72,6 +85,14 @@ export type Scripted = Redis & {
     win: number,
   ): Promise<number>;
 };
+
+/** The server's address as this connection reached it: what Sentinel resolved, or REDIS_URL's. */
+export function primaryOf(client: Scripted) {
+  const s = (client as unknown as { stream?: import('node:net').Socket }).stream;
+  if (!s?.remoteAddress) return null;
+  const host = s.remoteAddress.replace(/^::ffff:/, '');
+  return `${host.includes(':') ? `[${host}]` : host}:${s.remotePort}`;
+}
 
 /** Where a connection goes, for the log and /health: never a password. */
 export function describeTarget(target: RedisTarget): string {
@@ -116,27 +137,62 @@ export function connect(target: RedisTarget, commandTimeout: number): Scripted {
   client.defineCommand('addUsage', { numberOfKeys: 2, lua: ADD_USAGE_SCRIPT });
   client.defineCommand('liveKeys', { numberOfKeys: 2, lua: LIVE_KEYS_SCRIPT });
   client.defineCommand('withdrawKey', { numberOfKeys: 0, lua: WITHDRAW_SCRIPT });
-  client.defineCommand('storeIdentity', { numberOfKeys: 3, lua: IDENTITY_SCRIPT });
+  client.defineCommand('storeIdentity', { numberOfKeys: 4, lua: IDENTITY_SCRIPT });
   client.defineCommand('flagLoss', { numberOfKeys: 3, lua: FLAG_LOSS_SCRIPT });
+  client.defineCommand('reassertKey', { numberOfKeys: 0, lua: REASSERT_KEY_SCRIPT });
+  client.defineCommand('mergeWindow', { numberOfKeys: 2, lua: MERGE_WINDOW_SCRIPT });
   defineRecoveryCommands(client);
   client.on('error', () => {}); // reported through the state events below
   return client;
 }
 
-/** A client for a short-lived tool: resolves once connected, or fails after `timeoutMs`. */
+/** Redis's answers that no retry mends: a wrong or missing password. */
+const REFUSED = /^(WRONGPASS|NOAUTH|ERR AUTH|ERR invalid password)/;
+
+/**
+ * A client for a short-lived tool (npm run accounts): resolves once connected, or fails with Redis's
+ * or the sentinels' own words (a wrong password at once; else after `timeoutMs`, with the last error
+ * and, through Sentinel, what each sentinel said).
+ */
 export async function openRedisClient(target: RedisTarget, timeoutMs = 5_000): Promise<Scripted> {
   const client = connect(target, timeoutMs);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      client.disconnect();
-      reject(new Error(`no answer from Redis at ${describeTarget(target)} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    client.once('ready', () => {
-      clearTimeout(timer);
-      resolve();
+  let last: string | null = null;
+  const where = describeTarget(target);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no answer from Redis at ${where} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      client.on('error', (err: Error) => {
+        last = err.message;
+        if (!REFUSED.test(err.message)) return;
+        clearTimeout(timer);
+        reject(new Error(`Redis at ${where} refused the connection: ${err.message}`));
+      });
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
-  });
-  return client;
+    return client;
+  } catch (err) {
+    client.disconnect();
+    const why = target.kind === 'sentinel' ? await askSentinels(target) : null;
+    const more = why ?? last;
+    throw new Error(`${(err as Error).message}${more && !(err as Error).message.includes(more) ? `: ${more}` : ''}`);
+  }
+}
+
+/** What the sentinels say when none names a primary (sentinel-watch.ts), or null. */
+async function askSentinels(target: Extract<RedisTarget, { kind: 'sentinel' }>): Promise<string | null> {
+  const watch = watchSentinels({ target, onSwitch: () => {}, log: () => {} });
+  try {
+    await watch.ask();
+    return watch.problem();
+  } finally {
+    watch.close();
+  }
 }
 
 /**

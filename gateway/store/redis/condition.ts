@@ -29,6 +29,16 @@ export class RedisCondition {
   evicting: string | null = null;
   /** Why the data is lost (identity.ts), or null. */
   lost: string | null = null;
+  /** Why the server is taken to hang: the last look got no answer in time (watch.ts), or null. */
+  noAnswer: string | null = null;
+  /** Why this server is not used though it says it is a primary: the sentinels name another, or null. */
+  notNamed: string | null = null;
+  /** Why registration is refused though Redis works: too few replicas for REDIS_MIN_REPLICAS, or null. */
+  fewReplicas: string | null = null;
+  /** Why the last WAIT fell short of REDIS_MIN_REPLICAS (replication.ts), or null. */
+  notHeld: string | null = null;
+  /** Through Sentinel, why the sentinels name no primary (sentinel-watch.ts), or null. */
+  sentinelProblem: () => string | null = () => null;
   /**
    * Whether the server of this connection was looked at (watch.ts): until then it is not used, so
    * nothing is issued on, nor an outage's usage added to, a server that may be a replica, emptied
@@ -63,20 +73,31 @@ export class RedisCondition {
   refresh() {
     const [state, reason] = this.judged();
     this.status.set(state, reason);
-    const up = this.connected && this.checked && this.cannotWrite === null && this.notPrimary === null;
+    const up =
+      this.connected &&
+      this.checked &&
+      this.cannotWrite === null &&
+      this.notPrimary === null &&
+      this.noAnswer === null &&
+      this.notNamed === null;
     if (up === this.up) return;
     this.up = up;
     this.onUp(up);
   }
 
   private judged(): [StoreState, string | null] {
-    if (!this.connected) return ['unavailable', redisUnreachable(this.why)];
+    if (!this.connected) return ['unavailable', redisUnreachable(this.sentinelProblem() ?? this.why)];
+    if (this.noAnswer !== null) return ['unavailable', `${this.noAnswer}: ${COUNTED_HERE}.`];
     if (!this.checked) return ['unavailable', redisUnreachable('connected, not yet looked at')];
     if (this.notPrimary !== null) return ['unavailable', `${this.notPrimary}. Meanwhile ${COUNTED_HERE}.`];
+    if (this.notNamed !== null) return ['unavailable', `${this.notNamed}. Meanwhile ${COUNTED_HERE}.`];
     if (this.cannotWrite !== null)
       return ['unavailable', `Redis answers but cannot write (${this.cannotWrite}): ${COUNTED_HERE}.`];
     if (this.lost !== null) return ['lost', this.lost];
     if (this.evicting !== null) return ['degraded', `${this.evicting}. Until then no key is issued.`];
+    if (this.fewReplicas !== null) return ['degraded', `${this.fewReplicas}. Until then no key is issued.`];
+    if (this.notHeld !== null)
+      return ['degraded', `${this.notHeld} (REDIS_MIN_REPLICAS): until enough do, no key is issued.`];
     return ['ok', null];
   }
 }

@@ -9,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { redisKeys } from './key-names.ts';
 
-// KEYS: the marker, the account sequence, the key sequence. ARGV: now, an id to make the marker
-// with when there is none ('' to make none: a gateway that knew the store must not take an empty
-// one for a new one). Returns {id, state, accepted_loss_at, accounts, keys, since, seq, key seq,
-// made}, '' for what is absent.
+// KEYS: the marker, the account sequence, the key sequence, the data's last look. ARGV: now, an id
+// to make the marker with when there is none ('' to make none: a gateway that knew the store must
+// not take an empty one for a new one). Returns {id, state, accepted_loss_at, accounts, keys, since,
+// seq, key seq, made, last look}, '' for what is absent. The last look is when a gateway last
+// looked at this data (the latest of all of them): a replica holds it as of its last replicated
+// write, so a failover's new primary shows a recent one and a copy restored from a backup an old
+// one (identity.ts tells a switch from a loss by it).
 export const IDENTITY_SCRIPT = `
 local m = redis.call('HMGET', KEYS[1], 'id', 'state', 'accepted_loss_at', 'accounts', 'keys', 'since')
 local made = '0'
@@ -21,8 +24,10 @@ if (not m[1]) and ARGV[2] ~= '' then
   m[1] = ARGV[2]
   made = '1'
 end
+local looked = redis.call('GET', KEYS[4]) or ''
+if (tonumber(looked) or 0) < tonumber(ARGV[1]) then redis.call('SET', KEYS[4], ARGV[1]) end
 return {m[1] or '', m[2] or '', m[3] or '', m[4] or '', m[5] or '', m[6] or '',
-  redis.call('GET', KEYS[2]) or '0', redis.call('GET', KEYS[3]) or '0', made}`;
+  redis.call('GET', KEYS[2]) or '0', redis.call('GET', KEYS[3]) or '0', made, looked}`;
 
 // KEYS: the marker, the account sequence, the key sequence. ARGV: the id the data should have, the
 // account and key high-water marks, now, and the marker's id and the two sequences as the look read

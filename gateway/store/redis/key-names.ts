@@ -26,6 +26,8 @@ export function redisKeys(prefix: string) {
     revoked: `${prefix}revoked`,
     /** The store's identity, or the flag of its loss (identity-scripts.ts). */
     marker: `${prefix}store`,
+    /** When a gateway last looked at the data (identity-scripts.ts): how recent a copy it is. */
+    looked: `${prefix}looked`,
     /** What the gateways' look at Redis writes, to learn whether it can (watch.ts). */
     probe: `${prefix}probe`,
   };

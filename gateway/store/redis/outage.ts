@@ -23,6 +23,8 @@ export interface RedisOutage {
   countLocally(kind: string, limit: number, key: string, subject: string, now: number, count: boolean): Decision;
   /** Takes back a request counted here during the outage. */
   refundLocally(kind: string, subject: string, counted: Decision): void;
+  /** The windows whose hour still runs, as Redis last answered them: what a new primary must not fall below. */
+  seenWindows(now: number): Iterable<{ key: string; start: number; count: number }>;
 }
 
 export function trackOutage(opts: {
@@ -38,12 +40,11 @@ export function trackOutage(opts: {
   /** Per-instance windows for the outage, seeded from the last answer Redis gave. */
   const outage = new Map<string, MemoryLimiter>();
   const lastKnown = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
+  /** The windows this outage's counting started from, each once. */
+  const seeded = new Set<string>();
   const localLimiter = (kind: string, limit: number) => {
-    let l = outage.get(kind);
-    if (!l) {
-      l = createMemoryLimiter({ limit, maxSubjects: 100_000 });
-      outage.set(kind, l);
-    }
+    const l = outage.get(kind) ?? createMemoryLimiter({ limit, maxSubjects: 100_000 });
+    outage.set(kind, l);
     return l;
   };
 
@@ -71,6 +72,7 @@ export function trackOutage(opts: {
     // the key windows ('req') counted join the keys' hours and totals
     const usage = outage.get('req')?.unsaved().rows ?? [];
     outage.clear();
+    seeded.clear();
     if (usage.length > 0) void addOutageUsage(usage);
   });
 
@@ -80,21 +82,36 @@ export function trackOutage(opts: {
     },
     condition,
     status: condition.status,
-    remember: (key, start, count) => lastKnown.set(key, { start, count }),
+    remember(key, start, count) {
+      // answers may come back out of order: the highest count of the hour is what was reached
+      const w = lastKnown.get(key);
+      if (!w || w.start !== start || w.count < count) lastKnown.set(key, { start, count });
+    },
     countLocally(kind, limit, key, subject, now, count) {
       const local = localLimiter(kind, limit);
       const seed = lastKnown.get(key);
-      if (seed) {
+      if (seed && !seeded.has(key)) {
         local.restore([[subject, seed.start, seed.count]], now);
-        lastKnown.delete(key);
+        seeded.add(key);
       }
       return count ? local.hit(subject, now) : local.peek(subject, now);
     },
     refundLocally: (kind, subject, counted) => outage.get(kind)?.refund(subject, counted),
+    *seenWindows(now) {
+      for (const [key, w] of lastKnown.entries()) if (now < w.start + WINDOW_MS) yield { key, ...w };
+    },
   };
 
   const connected = (next: boolean, why?: string) => {
-    if (next === condition.connected) return;
+    if (next === condition.connected) {
+      // still down, now for a reason in Redis's own words (WRONGPASS, NOAUTH, refused): said once
+      if (!next && why && why !== 'connection closed' && why !== condition.why) {
+        condition.why = why;
+        opts.log({ event: 'store_unavailable', store: 'redis', reason: why });
+        condition.refresh();
+      }
+      return;
+    }
     condition.connected = next;
     if (!next) condition.checked = false;
     if (why) condition.why = why;

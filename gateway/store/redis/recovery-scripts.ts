@@ -40,9 +40,10 @@ redis.call('PEXPIRE', t, kept)
 redis.call('SET', latest, ARGV[1], 'PX', kept)
 return 1`;
 
-// KEYS: the token's hash, the key sequence. ARGV: now, prefix, new key hex. Revokes every live key
-// of the token's account (announced, as every revocation is) and issues the new key. Returns
-// {outcome} or {'ok', account id, key id, email, keys revoked, their ids comma-separated}.
+// KEYS: the token's hash, the key sequence. ARGV: now, prefix, new key hex, new key id (random:
+// scripts.ts, REGISTER_SCRIPT). Revokes every live key of the token's account (announced, as every
+// revocation is) and issues the new key. Returns {outcome} or {'ok', account id, key id, email,
+// keys revoked, their ids comma-separated, key count}.
 const USE_SCRIPT = `
 local t = redis.call('HMGET', KEYS[1], 'account', 'expires_at', 'used_at', 'superseded_at')
 if not t[1] then return {'unknown'} end
@@ -64,14 +65,15 @@ for i = 1, #all, 2 do
   ids[n] = all[i]
 end
 redis.call('DEL', keys)
-local keyId = tostring(redis.call('INCR', KEYS[2]))
+local keyId = ARGV[4]
+local keyCount = redis.call('INCR', KEYS[2])
 redis.call('SET', p .. 'key:' .. ARGV[3], id .. '\\t' .. keyId .. '\\t' .. email)
 redis.call('HSET', keys, keyId, ARGV[3])
 redis.call('SADD', p .. 'account-keys:' .. id, keyId)
-redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[3], 'created_at', ARGV[1])
+redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[3], 'created_at', ARGV[1], 'n', keyCount)
 redis.call('HSET', KEYS[1], 'used_at', ARGV[1])
 ${LIVE_DELTA('p', '1 - n')}
-return {'ok', id, keyId, email, n, table.concat(ids, ',')}`;
+return {'ok', id, keyId, email, n, table.concat(ids, ','), tostring(keyCount)}`;
 
 type RecoveryClient = Redis & {
   recoveryIssue(
@@ -82,7 +84,7 @@ type RecoveryClient = Redis & {
     p: string,
     kept: number,
   ): Promise<number>;
-  recoveryUse(token: string, keySeq: string, now: number, p: string, keyHex: string): Promise<string[]>;
+  recoveryUse(token: string, keySeq: string, now: number, p: string, keyHex: string, keyId: string): Promise<string[]>;
 };
 
 /** The scripts as commands of `client` (client.ts connects it). */
@@ -132,14 +134,15 @@ export async function useToken(
   redis: Redis,
   prefix: string,
   hex: string,
-  keyHex: string,
+  key: { hashHex: string; id: string },
   now: number,
-): Promise<{ recovered: Recovered; revokedKeyIds: string[] }> {
+): Promise<{ recovered: Recovered; revokedKeyIds: string[]; keyCount: number }> {
   const k = redisKeys(prefix);
-  const r = await (redis as RecoveryClient).recoveryUse(k.recovery(hex), k.keySeq, now, prefix, keyHex);
-  if (r[0] !== 'ok') return { recovered: r[0] as Exclude<Recovered, object>, revokedKeyIds: [] };
+  const r = await (redis as RecoveryClient).recoveryUse(k.recovery(hex), k.keySeq, now, prefix, key.hashHex, key.id);
+  if (r[0] !== 'ok') return { recovered: r[0] as Exclude<Recovered, object>, revokedKeyIds: [], keyCount: 0 };
   return {
     recovered: { account: { id: String(r[1]), keyId: String(r[2]), email: String(r[3]) }, revoked: Number(r[4]) },
     revokedKeyIds: r[5] ? String(r[5]).split(',') : [],
+    keyCount: Number(r[6]),
   };
 }

@@ -4,7 +4,9 @@
 // puts the store together; each concern has a file of its own:
 // - client.ts: the connection, its fail-fast options, the scripts as commands;
 // - outage.ts: counting here while Redis cannot be used; condition.ts: whether it can, and why not;
-// - watch.ts: which server, whether it may evict or lost its data (server-facts.ts, identity.ts);
+// - watch.ts: which server, whether it answers, may evict or lost its data (server-facts.ts, identity.ts);
+// - sentinel-watch.ts: the sentinels' announcements and answers, so a switch is followed at once;
+// - journal.ts: what this gateway issued lately, re-asserted on a new primary after a failover;
 // - replication.ts: REDIS_MIN_REPLICAS, a new key held by that many replicas before its 201;
 // - limiter.ts: the hourly windows;
 // - verified-keys.ts: keys verified lately, kept in memory, forgotten when revoked;
@@ -21,6 +23,7 @@ import { digestHex } from '../../keys.ts';
 import { type Store, type StoreObserver, timed } from '../types.ts';
 import { redisAccountQueries } from './account-queries.ts';
 import { connect, describeTarget, type Scripted, writeCoalescer } from './client.ts';
+import { createJournal } from './journal.ts';
 import { keyIssuing } from './key-issuing.ts';
 import { keyLookup } from './key-lookup.ts';
 import { migrateKeysOnConnect } from './key-migration.ts';
@@ -29,6 +32,7 @@ import { redisLimiter } from './limiter.ts';
 import { type RedisOutage, trackOutage } from './outage.ts';
 import { redisRecovery } from './recovery-scripts.ts';
 import { issuing } from './replication.ts';
+import { watchSentinels } from './sentinel-watch.ts';
 import { storeGuard } from './store-guard.ts';
 import { verifiedKeys } from './verified-keys.ts';
 import { watchRedis } from './watch.ts';
@@ -79,6 +83,20 @@ function redisWindows(opts: RedisStoreOptions, client: Scripted, outage: RedisOu
   };
 }
 
+/** Through Sentinel: a switch they announce makes every connection ask them again for the primary at once. */
+function followSentinels(opts: RedisStoreOptions, connections: Scripted[]) {
+  if (opts.target.kind !== 'sentinel') return null;
+  const { log } = opts;
+  return watchSentinels({
+    target: opts.target,
+    log,
+    onSwitch: (named, previous) => {
+      log({ event: 'store_switch', store: 'redis', primary: named, previous });
+      for (const c of connections) c.disconnect(true);
+    },
+  });
+}
+
 export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { prefix, clock, log, observe } = opts;
   const timeout = opts.commandTimeoutMs ?? 1_000;
@@ -86,10 +104,25 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const subscriber = connect(opts.target, timeout);
   const outage = trackOutage({ client, prefix, clock, log });
   const { condition } = outage;
-  const sentinel = opts.target.kind === 'sentinel';
-  const watch = watchRedis({ client, prefix, condition, sentinel, clock, log });
+  const minReplicas = opts.minReplicas ?? 0;
   const open = (ms: number) => connect(opts.target, ms);
-  const issuer = issuing({ minReplicas: opts.minReplicas ?? 0, client, open, prefix, log });
+  const onHeld = (short: string | null) => {
+    if (short === condition.notHeld) return;
+    log({ event: 'store_replicas_held', store: 'redis', reason: short });
+    condition.notHeld = short;
+    condition.refresh();
+  };
+  const issuer = issuing({ minReplicas, client, open, prefix, log, onHeld });
+  const sentinels = followSentinels(opts, [client, subscriber, ...issuer.connections()]);
+  if (sentinels) condition.sentinelProblem = sentinels.problem;
+  const journal = createJournal(prefix);
+  const windows = outage.seenWindows;
+  const commandTimeoutMs = timeout;
+  const checkReplicas = issuer.check;
+  const watch = watchRedis({
+    ...{ client, prefix, condition, sentinels, journal, windows, minReplicas, checkReplicas },
+    ...{ commandTimeoutMs, clock, log },
+  });
   migrateKeysOnConnect(client, prefix, log);
   const verified = verifiedKeys(subscriber, prefix);
   const guard = storeGuard(outage);
@@ -97,7 +130,19 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const ttlMs = opts.verifiedTtlMs ?? 1_000;
   const graceMs = opts.outageGraceMs ?? 10 * 60_000;
   const lookup = keyLookup({ client, prefix, clock, outage, verified, ttlMs, graceMs, observe });
-  const keys = keyIssuing({ client, prefix, outage, guard, issuer, watch, verified, observe });
+  const keys = keyIssuing({
+    client,
+    prefix,
+    outage,
+    guard,
+    issuer,
+    watch,
+    journal,
+    sentinels,
+    verified,
+    clock,
+    observe,
+  });
   const queries = redisAccountQueries(client, prefix);
   // a token kept or looked at: on the store's own connection, never behind a WAIT (replication.ts)
   const tokens = redisRecovery(client, prefix, (run) =>
@@ -108,6 +153,7 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   );
   const closeAll = async () => {
     watch.close();
+    sentinels?.close();
     issuer.close();
     subscriber.disconnect();
     await client.quit().catch(() => client.disconnect());

@@ -3,7 +3,8 @@
 //   p email:<email> → account id        p account:<id> → {email, created_at}    p accounts (zset)
 //   p key:<sha256 hex> → "<account id>\t<key id>\t<email>" (live keys only)
 //   p keys:<account id> → {key id: sha256 hex} (its live keys); p account-keys:<id>: every key id
-//   p keyinfo:<key id> → {account, hash, created_at, revoked_at, last_used, requests}
+//   p keyinfo:<key id> → {account, hash, created_at, n (the key count at its issue: the order of
+//     issue, since ids are random), revoked_at, last_used, requests}
 //   p live-keys → how many keys are live (made by LIVE_KEYS_SCRIPT, kept by the others once made)
 //   p window:<kind>:<subject> → {start, count, last}: a key's hour (req) or an address's (reg)
 //   p seq, p seq:key: the account and key sequences; p revoked: revocations announced (key hash)
@@ -85,18 +86,22 @@ redis.call('SET', KEYS[1], total)
 return total`;
 
 // KEYS: email → id, account sequence, accounts zset, key sequence. ARGV: email, new key hash, now,
-// prefix, live keys allowed, hash of a presented key ('' if none). Issues a key to the account
-// (created on first use) and revokes nothing, except the presented key when it is a live key of
-// this same account (a rotation). Returns {account id, key id, rotated key id or ''}, key id ''
-// past the bound.
+// prefix, live keys allowed, hash of a presented key ('' if none), an id for the account if it is
+// new, the new key's id. Issues a key to the account (created on first use) and revokes nothing,
+// except the presented key when it is a live key of this same account (a rotation). The ids are
+// the gateway's random ones, so a key re-asserted on a new primary after a failover can never take
+// an id another gateway issued there meanwhile (journal.ts); the sequences only count, for the
+// watch's marks (identity.ts). Returns {account id, key id, rotated key id or '', account count,
+// key count}, key id '' past the bound.
 export const REGISTER_SCRIPT = `
 local p = ARGV[4]
 local id = redis.call('GET', KEYS[1])
 if not id then
-  id = tostring(redis.call('INCR', KEYS[2]))
+  id = ARGV[7]
+  redis.call('INCR', KEYS[2])
   redis.call('SET', KEYS[1], id)
   redis.call('HSET', p .. 'account:' .. id, 'email', ARGV[1], 'created_at', ARGV[3])
-  redis.call('ZADD', KEYS[3], tonumber(id), id)
+  redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), id)
 end
 local keys = p .. 'keys:' .. id
 local old = nil
@@ -107,12 +112,13 @@ if ARGV[6] ~= '' then
     if acct == id then old = kid end
   end
 end
-if (not old) and redis.call('HLEN', keys) >= tonumber(ARGV[5]) then return {id, '', ''} end
-local keyId = tostring(redis.call('INCR', KEYS[4]))
+if (not old) and redis.call('HLEN', keys) >= tonumber(ARGV[5]) then return {id, '', '', '0', '0'} end
+local keyId = ARGV[8]
+local keyCount = redis.call('INCR', KEYS[4])
 redis.call('SET', p .. 'key:' .. ARGV[2], id .. '\\t' .. keyId .. '\\t' .. ARGV[1])
 redis.call('HSET', keys, keyId, ARGV[2])
 redis.call('SADD', p .. 'account-keys:' .. id, keyId)
-redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[2], 'created_at', ARGV[3])
+redis.call('HSET', p .. 'keyinfo:' .. keyId, 'account', id, 'hash', ARGV[2], 'created_at', ARGV[3], 'n', keyCount)
 if old then
   redis.call('DEL', p .. 'key:' .. ARGV[6])
   redis.call('HDEL', keys, old)
@@ -121,7 +127,7 @@ if old then
 else
   ${LIVE_DELTA('p', '1')}
 end
-return {id, keyId, old or ''}`;
+return {id, keyId, old or '', redis.call('GET', KEYS[2]) or '0', tostring(keyCount)}`;
 
 // KEYS: none (the names are made from the prefix). ARGV: prefix, new key hash, the ids of the keys
 // its issue revoked (a rotation's one, a recovery's all; comma-separated, '' for none), hash of the

@@ -9,6 +9,8 @@ export interface ServerFacts {
   policy: string;
   appendOnly: boolean;
   replicas: number;
+  /** The server process's run id: another one is another server, or the same one restarted. */
+  runId: string;
 }
 
 /** The fields of an INFO answer (`name:value` lines, sections and blanks skipped). */
@@ -24,6 +26,7 @@ export function factsOf(info: string): ServerFacts {
     policy: field.get('maxmemory_policy') ?? 'noeviction',
     appendOnly: field.get('aof_enabled') === '1',
     replicas: Number(field.get('connected_slaves') ?? 0),
+    runId: field.get('run_id') ?? '',
   };
 }
 

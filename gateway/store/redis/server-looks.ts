@@ -5,7 +5,7 @@ import type { Scripted } from './client.ts';
 import type { RedisCondition } from './condition.ts';
 import { judgeIdentity, type KnownIdentity, lossSentence, readingOf } from './identity.ts';
 import type { redisKeys } from './key-names.ts';
-import { factsOf, judgeServer } from './server-facts.ts';
+import { factsOf, judgeServer, type ServerFacts } from './server-facts.ts';
 
 /** What a look reads and where it says what it saw. */
 export interface Watched {
@@ -19,13 +19,18 @@ export interface Watched {
   closed: () => boolean;
   clock: () => number;
   log: (fields: Record<string, unknown>) => void;
+  /** REDIS_MIN_REPLICAS: fewer connected replicas refuse registration, and /health says so. */
+  minReplicas: number;
+  /** Writes again what this gateway issued lately and the windows it saw (watch.ts). */
+  reassert: (why: string) => Promise<void>;
 }
 
 /** The server: primary or not, evicting or not, at risk; a demoted primary through Sentinel is let go. */
-export async function lookAtServer(w: Watched, where: string) {
+export async function lookAtServer(w: Watched, where: string): Promise<ServerFacts> {
   const { client, condition, log } = w;
   const status = condition.status;
-  const j = judgeServer(factsOf(await client.info()), where);
+  const facts = factsOf(await client.info());
+  const j = judgeServer(facts, where);
   for (const [field, event] of [
     ['notPrimary', 'store_not_primary'],
     ['evicting', 'store_evicting'],
@@ -36,24 +41,45 @@ export async function lookAtServer(w: Watched, where: string) {
   if (j.notPrimary !== null && w.sentinel && !w.closed()) client.disconnect(true);
   if (j.warning !== null && status.warning === null) log({ event: 'store_at_risk', store: 'redis', reason: j.warning });
   status.note({ warning: j.warning });
+  const few =
+    facts.role === 'master' && facts.replicas < w.minReplicas
+      ? `Redis at ${where} has ${facts.replicas} connected replica${facts.replicas === 1 ? '' : 's'} and ` +
+        `REDIS_MIN_REPLICAS asks for ${w.minReplicas} to hold each new key`
+      : null;
+  if (few !== condition.fewReplicas)
+    log({ event: 'store_replicas', store: 'redis', replicas: facts.replicas, reason: few });
+  condition.fewReplicas = few;
+  return facts;
 }
 
-/** The data: still what this gateway wrote to (identity.ts), else flagged lost with the highest marks. */
-export async function lookAtData(w: Watched) {
+/**
+ * The data: still what this gateway wrote to (identity.ts), else flagged lost with the highest marks.
+ * On a server met after another (`newPrimary`) and on a recent copy lacking what was issued, the
+ * journal is re-asserted first, unless the data is lost (emptied, or another data set): then the
+ * loss is named and nothing is written. Resolves with whether the data is whole.
+ */
+export async function lookAtData(w: Watched, newPrimary: boolean): Promise<boolean> {
   const { client, condition, log, known, k } = w;
   const status = condition.status;
   // the marks as they stand before the script runs: a key answered 201 after it was sent may
   // have been written after it read the sequences, and is no loss
   const marks = { ...known };
+  const now = w.clock();
   const raw = await client.storeIdentity(
     k.marker,
     k.accountSeq,
     k.keySeq,
-    w.clock(),
+    k.looked,
+    now,
     known.id === null ? randomBytes(12).toString('hex') : '',
   );
   if (raw[8] === '1') log({ event: 'store_identity_made', store: 'redis' });
-  const v = judgeIdentity(marks, readingOf(raw));
+  let v = judgeIdentity(marks, readingOf(raw), now);
+  if (v.kind === 'behind' || (v.kind === 'ok' && newPrimary)) {
+    // a recent copy lacking what was issued is a failover's, mended from the journal, not a loss
+    await w.reassert(v.kind === 'behind' ? 'behind' : 'new primary');
+    v = { ...v, kind: 'ok' };
+  }
   if (v.id !== known.id && v.kind === 'ok' && known.id !== null) {
     // an accepted loss: its sequences start past the lost data's, so the old marks mean nothing
     known.accounts = 0;
@@ -65,7 +91,7 @@ export async function lookAtData(w: Watched) {
       log({ event: v.acceptedLossAt === null ? 'store_restored' : 'store_loss_accepted', store: 'redis' });
     condition.lost = null;
     status.note({ keysLostSince: v.acceptedLossAt });
-    return;
+    return true;
   }
   known.accounts = Math.max(known.accounts, v.accounts);
   known.keys = Math.max(known.keys, v.keys);
@@ -87,4 +113,5 @@ export async function lookAtData(w: Watched) {
     seq ?? '0',
     keySeq ?? '0',
   );
+  return false;
 }
