@@ -44,7 +44,7 @@ const disk = mountSmallDisk('4m');
 /** The gateways whose answers are asked over HTTP: their bodies are streamed from the origin by server.ts. */
 type Upstream = 'upstreamDown' | 'upstreamSlow';
 /**
- * The gateways on the machine's Redis whose key store is in a state of its own (docs/operations.md,
+ * The gateways on the file's own Redis whose key store is in a state of its own (docs/operations.md,
  * Redis in production).
  */
 type RedisGw = 'redisLost' | 'redisAccepted' | 'redisUnreplicated';

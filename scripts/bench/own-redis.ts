@@ -1,7 +1,8 @@
 // The Redis the benches measure the gateway on: a redis-server of the run's own on a free port,
 // never a server that happens to answer on the machine (a developer's own data may be there). Plain
 // (nothing kept on disk: what is measured is the gateway's round trips, not the server's disk) and
-// not pinned, as the machine's server it replaces was not; killed with the run's other children.
+// not pinned (in production Redis has a machine of its own; on CPU 0 it would take the gateway's
+// core); killed with the run's other children.
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Bench } from './context.ts';
