@@ -1,5 +1,5 @@
 // tier: full (the accounts CLI's revoke-leaked)
-// npm run accounts -- revoke-leaked (docs/operations.md, "A leaked key"): the key on standard
+// npm run accounts -- revoke-leaked (docs/operations.md, Accounts CLI, "A leaked key"): the key on standard
 // input, revoked in the gateway's own store, SQLite or Redis; the output names the account and the
 // key id and never the key; running gateways refuse it right after (Redis: every instance at once,
 // through the revocation's announcement; SQLite: within the file watch's 250 ms). The CLI runs as
