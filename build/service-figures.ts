@@ -26,7 +26,7 @@ export const RATE_LIMIT_HEADERS = {
   rateLimit: 'RateLimit',
 } as const;
 /**
- * A grain class's id as the dataset writes it (docs/contract.md, The data): upper case, digits and
+ * A grain class's id as the dataset writes it (docs/contract.md, Endpoints): upper case, digits and
  * underscores, a letter first (CWRS). The schemas, the loader, the covered files' names and the
  * router (which reads it in any case) take it from here.
  */

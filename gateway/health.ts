@@ -1,6 +1,6 @@
 // GET /health: 200 with status "ok" only when all is well; otherwise a status naming what is wrong
 // (the store, a refused build, an unreadable SITE_DIR) and `reason`, a sentence for the operator.
-// It always names the build served and any newer build refused (docs/contract.md, Health;
+// It always names the build served and any newer build refused (docs/contract.md, Storage and scale;
 // docs/operations.md "When something goes wrong"). The body is rebuilt only when something it says changed.
 
 import { SCHEMA_VERSION } from '../build/site-format.ts';

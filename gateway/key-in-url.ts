@@ -1,5 +1,5 @@
 // A key in a URL, however it is spelled (docs/contract.md, Errors and HTTP: 400 for a key anywhere
-// in the URL; docs/operations.md, Logs: key-shaped text masked). A client's URL reaches us
+// in the URL; docs/operations.md, Configuration: key-shaped text masked in the log). A client's URL reaches us
 // percent-encoded as it chose: `ggt%5F…`, `%67gt_…`, `%2567gt_…` (encoded twice) all carry a key,
 // so the check and the mask read what the URL decodes to. The key alphabet is ASCII, so only the
 // ASCII escapes matter; a target without a '%' costs one scan more than the literal check did.

@@ -1,4 +1,4 @@
-// GET /metrics (docs/operations.md, Metrics): without METRICS_TOKEN configured and sent as a
+// GET /metrics (docs/operations.md, Monitoring): without METRICS_TOKEN configured and sent as a
 // bearer token, an unknown path; never counted against a key.
 import { ERRORS } from './errors.ts';
 import type { Reply } from './exchange.ts';

@@ -1,5 +1,5 @@
 // npm run accounts -- revoke-leaked: an operator sent a leaked key revokes it by its value
-// (docs/operations.md, "A leaked key"). The key comes on standard input, never as an argument (it
+// (docs/operations.md, Accounts CLI, "A leaked key"). The key comes on standard input, never as an argument (it
 // would stay in the shell's history and show in ps); what is printed names the account and the
 // key's id, never the key. The store's revocation is the one DELETE /api/keys/current makes, so
 // running gateways refuse the key as they do any revoked key (docs/operations.md, Accounts CLI).

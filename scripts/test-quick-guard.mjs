@@ -14,6 +14,8 @@ const refuse = (/** @type {string} */ name) => () => {
 
 // Only where a test file runs: the runner itself starts those files as child processes.
 if (process.env.NODE_TEST_CONTEXT) {
+  // and a test that would need one (test/helpers/redis.ts) skips, saying so
+  process.env.TEST_TIER = 'quick';
   for (const name of starters) Object.assign(childProcess, { [name]: refuse(name) });
   // the named imports (import { spawn } from 'node:child_process') follow the module's properties
   syncBuiltinESMExports();

@@ -30,10 +30,10 @@ describe('configuration', () => {
     [{ TRUST_PROXY: '99' }, /^TRUST_PROXY as a hop count is at most 10, not 99$/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /^TRUST_PROXY must list .* not "10\.0\.0\.0\/33"$/],
     [{ TRUST_PROXY: '10.0.0.0/8,cdn.example.net' }, /^TRUST_PROXY must list .* not "cdn\.example\.net"$/],
-    [{ REDIS_URL: 'localhost:6379' }, /^REDIS_URL must start with redis: or rediss:/],
+    [{ REDIS_URL: 'localhost:6380' }, /^REDIS_URL must start with redis: or rediss:/],
     [{ UPSTREAM_URL: 'not a url' }, /^UPSTREAM_URL must be a URL/],
     [
-      { REDIS_URL: 'redis://a:6379', REDIS_SENTINELS: 'b:26379', REDIS_SENTINEL_NAME: 'grain' },
+      { REDIS_URL: 'redis://a:6380', REDIS_SENTINELS: 'b:26379', REDIS_SENTINEL_NAME: 'grain' },
       /^REDIS_URL and REDIS_SENTINELS are two ways to reach Redis: set one of them, not both$/,
     ],
     [{ REDIS_SENTINELS: 'b:26379' }, /^REDIS_SENTINEL_NAME must be the name the sentinels monitor/],
@@ -41,12 +41,12 @@ describe('configuration', () => {
     [{ REDIS_SENTINELS: 'b:26379,c', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
     [{ REDIS_SENTINELS: 'b:0', REDIS_SENTINEL_NAME: 'grain' }, /^REDIS_SENTINELS must be host:port pairs/],
     [
-      { REDIS_URL: 'redis://a:6379', REDIS_PASSWORD: 's3cret' },
+      { REDIS_URL: 'redis://a:6380', REDIS_PASSWORD: 's3cret' },
       /^REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS \((?!.*s3cret)/,
     ],
     [{ REDIS_MIN_REPLICAS: '1' }, /^REDIS_MIN_REPLICAS counts Redis replicas: it needs REDIS_URL or REDIS_SENTINELS$/],
     [
-      { REDIS_URL: 'redis://a:6379', REDIS_MIN_REPLICAS: '99' },
+      { REDIS_URL: 'redis://a:6380', REDIS_MIN_REPLICAS: '99' },
       /^REDIS_MIN_REPLICAS must be a whole number from 0 to 16/,
     ],
     [{ HOST: 'a b' }, /^HOST must be an address/],
@@ -102,7 +102,7 @@ describe('configuration', () => {
   });
 
   it('reaches Redis by URL or through Sentinel, with the replicas a key waits for', () => {
-    assert.deepEqual(loadConfig({ REDIS_URL: 'redis://r:6379' }).redis, { kind: 'url', url: 'redis://r:6379' });
+    assert.deepEqual(loadConfig({ REDIS_URL: 'redis://r:6380' }).redis, { kind: 'url', url: 'redis://r:6380' });
     const c = loadConfig({
       REDIS_SENTINELS: '10.0.0.5:26379, [fd00::6]:26380',
       REDIS_SENTINEL_NAME: 'grain-keys',

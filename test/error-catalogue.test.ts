@@ -34,7 +34,7 @@ import {
   untilStoreReady,
 } from './helpers/inject.ts';
 import { eventually, recoveryToken } from './helpers/mail.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { mountSmallDisk } from './helpers/small-disk.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 
@@ -44,7 +44,7 @@ const disk = mountSmallDisk('4m');
 /** The gateways whose answers are asked over HTTP: their bodies are streamed from the origin by server.ts. */
 type Upstream = 'upstreamDown' | 'upstreamSlow';
 /**
- * The gateways on the machine's Redis whose key store is in a state of its own (docs/operations.md,
+ * The gateways on the file's own Redis whose key store is in a state of its own (docs/operations.md,
  * Redis in production).
  */
 type RedisGw = 'redisLost' | 'redisAccepted' | 'redisUnreplicated';
@@ -71,6 +71,7 @@ interface Case {
 /** When the accepted loss of the redisAccepted gateway's store happened: its 401 names it. */
 const LOSS_ACCEPTED_AT = Date.UTC(2026, 10, 20, 8, 30, 0);
 const redisSkip = await redisSkipReason();
+const redisUrl = fileRedis();
 const REDIS_GWS: Gw[] = ['redisLost', 'redisAccepted', 'redisUnreplicated'];
 /** Why a gateway's cases cannot run here (a string), or false. */
 const skipOf = (gw: Gw): string | false =>
@@ -449,27 +450,19 @@ describe('error catalogue against the OpenAPI document', () => {
   });
   after(async () => {
     await Promise.all([...Object.values(apps), ...Object.values(servers)].map((g) => g.close()));
-    if (redisPrefixes.length) {
-      const redis = new Redis(SHARED_REDIS);
-      for (const p of redisPrefixes) {
-        const keys = await redis.keys(`${p}*`);
-        if (keys.length) await redis.del(...keys);
-      }
-      redis.disconnect();
-    }
     await Promise.all(origins.map((o) => o.close()));
   });
 
   /**
-   * On the machine's Redis, each under a prefix of its own: a store found lost (its identity gone),
+   * On the file's own Redis, each under a prefix of its own: a store found lost (its identity gone),
    * one whose loss an operator accepted, and one that waits for a replica Redis does not have.
    */
   async function startRedisGateways() {
-    const redis = new Redis(SHARED_REDIS);
+    const url = await redisUrl();
+    const redis = new Redis(url);
     const started = async (gw: RedisGw, env: Record<string, string> = {}) => {
       const prefix = uniquePrefix();
-      redisPrefixes.push(prefix);
-      apps[gw] = await startTestApp({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix, ...env });
+      apps[gw] = await startTestApp({ REDIS_URL: url, REDIS_KEY_PREFIX: prefix, ...env });
       // a store short of REDIS_MIN_REPLICAS is up but says it cannot issue (degraded)
       if (env.REDIS_MIN_REPLICAS) {
         const store = async () => (await injectGet(apps[gw].app, '/health')).json().store;
@@ -490,7 +483,6 @@ describe('error catalogue against the OpenAPI document', () => {
     await started('redisUnreplicated', { REDIS_MIN_REPLICAS: '1', REGISTER_LIMIT_PER_HOUR: '1000' });
     redis.disconnect();
   }
-  const redisPrefixes: string[] = [];
 
   let emails = 0;
   async function keyFor(gw: Gw, kind: Case['key']): Promise<string | undefined> {

@@ -1,5 +1,5 @@
 // A key in a URL, however it is spelled (docs/contract.md, Errors and HTTP; docs/operations.md,
-// Logs): every spelling a client's library or a copy and paste can give is refused with 400
+// Configuration): every spelling a client's library or a copy and paste can give is refused with 400
 // key_in_query, never echoed, and never written to the access log or a metric's label. The server
 // writes the log, so a real one answers, in this process.
 import assert from 'node:assert/strict';

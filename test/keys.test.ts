@@ -13,10 +13,11 @@ import { encodeWindows } from '../gateway/store/sqlite/window-snapshot.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import { inject, injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 const redisSkip = await redisSkipReason();
+const redisUrl = fileRedis();
 const json = { 'content-type': 'application/json' };
 const status = async (t: TestApp, key: string) => (await injectGet(t.app, '/api/grains', key)).status;
 const revoke = (t: TestApp, key?: string) =>
@@ -30,16 +31,16 @@ async function untilStoreReady(t: TestApp) {
   throw new Error('the store did not become ready');
 }
 
-const stores: [name: string, env: () => Record<string, string>, skip: string | false][] = [
-  ['embedded (SQLite)', () => ({}), false],
-  ['Redis', () => ({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: uniquePrefix() }), redisSkip],
+const stores: [name: string, env: () => Promise<Record<string, string>>, skip: string | false][] = [
+  ['embedded (SQLite)', async () => ({}), false],
+  ['Redis', async () => ({ REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: uniquePrefix() }), redisSkip],
 ];
 
 for (const [name, env, skip] of stores) {
   suite(`key rules, ${name}`, skip, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp({ ...env(), RATE_LIMIT_PER_HOUR: '3', REGISTER_LIMIT_PER_HOUR: '1000' });
+      t = await startTestApp({ ...(await env()), RATE_LIMIT_PER_HOUR: '3', REGISTER_LIMIT_PER_HOUR: '1000' });
       await untilStoreReady(t);
     });
     after(() => t.close());
@@ -148,7 +149,7 @@ describe('stores written before keys had ids of their own are migrated at start'
 
   it('Redis: every key works and the hour goes on counting', { skip: redisSkip }, async () => {
     const prefix = uniquePrefix();
-    const r = new Redis(SHARED_REDIS);
+    const r = new Redis(await redisUrl());
     const live = generateKey();
     const hex = digestHex(hashKey(live));
     await r.set(`${prefix}seq`, '4');
@@ -167,7 +168,7 @@ describe('stores written before keys had ids of their own are migrated at start'
     await r.zadd(`${prefix}accounts`, 4, '4');
     await r.set(`${prefix}key:${hex}`, '4\told@example.com');
     await r.hset(`${prefix}window:req:4`, 'start', now - 1_000, 'count', 2);
-    const t = await startTestApp({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_HOUR: '5' });
+    const t = await startTestApp({ REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_HOUR: '5' });
     try {
       await untilStoreReady(t);
       t.clock.now = now;
@@ -184,8 +185,6 @@ describe('stores written before keys had ids of their own are migrated at start'
       assert.equal(await status(t, next), 200);
     } finally {
       await t.close();
-      const left = await r.keys(`${prefix}*`);
-      if (left.length) await r.del(...left);
       r.disconnect();
     }
   });

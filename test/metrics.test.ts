@@ -6,32 +6,25 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
+import { describe, it } from 'node:test';
 import type { App } from '../gateway/app.ts';
 import { digestHex, hashKey } from '../gateway/keys.ts';
 import { get, register, request, root, runAccounts, startTestGateway, testClock } from './helpers/gateway.ts';
 import { inject, injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 const TOKEN = 'test-metrics-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const redisSkip = await redisSkipReason();
+const redisUrl = fileRedis();
 const prefix = uniquePrefix();
-after(async () => {
-  if (redisSkip) return;
-  const r = new Redis(SHARED_REDIS);
-  const keys = await r.keys(`${prefix}*`);
-  if (keys.length) await r.del(...keys);
-  r.disconnect();
-});
 
 let run = 0;
 /** Each store, with the variables that choose it (a fresh Redis prefix for each use). */
-const STORES: [name: string, env: () => Record<string, string>, skip: string | false][] = [
-  ['sqlite', () => ({}), false],
-  ['redis', () => ({ REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: `${prefix}${++run}:` }), redisSkip],
+const STORES: [name: string, env: () => Promise<Record<string, string>>, skip: string | false][] = [
+  ['sqlite', async () => ({}), false],
+  ['redis', async () => ({ REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: `${prefix}${++run}:` }), redisSkip],
 ];
 
 /** A sample's value in Prometheus text: `name{labels}` exactly as printed, or undefined. */
@@ -53,8 +46,8 @@ async function waitForStore(app: App) {
 for (const [name, storeEnv, skip] of STORES) {
   suite(`GET /metrics (${name})`, skip, () => {
     it('is an unknown path without METRICS_TOKEN, and without the token sent', async () => {
-      const off = await startTestApp(storeEnv());
-      const on = await startTestApp({ ...storeEnv(), METRICS_TOKEN: TOKEN });
+      const off = await startTestApp(await storeEnv());
+      const on = await startTestApp({ ...(await storeEnv()), METRICS_TOKEN: TOKEN });
       try {
         const unknown = await injectGet(off.app, '/no-such-path');
         const cases: [string, App, string, Record<string, string>][] = [
@@ -86,7 +79,7 @@ for (const [name, storeEnv, skip] of STORES) {
     });
 
     it('serves the Prometheus text; values move as requests are made; a scrape counts against no key', async () => {
-      const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN });
+      const t = await startTestGateway({ ...(await storeEnv()), METRICS_TOKEN: TOKEN });
       try {
         await waitForStore(t.gateway.app);
         const scrape = async () => {
@@ -148,7 +141,7 @@ for (const [name, storeEnv, skip] of STORES) {
 
   suite(`per-key usage (${name})`, skip, () => {
     it('is exact after concurrent requests and a restart; npm run accounts lists, sorts and exports it', async () => {
-      const env = { ...storeEnv(), RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '100' };
+      const env = { ...(await storeEnv()), RATE_LIMIT_PER_HOUR: '1000', REGISTER_LIMIT_PER_HOUR: '100' };
       const clock = testClock();
       const first = await startTestApp(env, { clock });
       const state = { ...env, STATE_DIR: first.stateDir };
@@ -230,7 +223,7 @@ for (const [name, storeEnv, skip] of STORES) {
 
   suite(`security: GET /metrics (${name})`, skip, () => {
     it("never shows a key, a key's hash or an e-mail of the accounts it serves", async () => {
-      const t = await startTestGateway({ ...storeEnv(), METRICS_TOKEN: TOKEN, REGISTER_LIMIT_PER_HOUR: '100' });
+      const t = await startTestGateway({ ...(await storeEnv()), METRICS_TOKEN: TOKEN, REGISTER_LIMIT_PER_HOUR: '100' });
       try {
         await waitForStore(t.gateway.app);
         const emails = ['scan-one@example.com', 'scan.two+tag@example.org'];

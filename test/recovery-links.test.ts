@@ -8,7 +8,7 @@ import { escapeHtml, RECOVERY_TOKEN_MINUTES } from '../build/site-format.ts';
 import { ERRORS } from '../gateway/errors.ts';
 import { inject, injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 import { recoveryToken } from './helpers/mail.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 
 const BUTTON = 'Revoke my keys and show a new one';
 const FORM = 'id="recover-form"';
@@ -32,9 +32,10 @@ async function assertDead(t: TestApp, token: string, message: string) {
   assert.equal(head.body.length, 0);
 }
 
+const redisUrl = fileRedis();
 const STORES: [name: string, env: () => Promise<Record<string, string> | string>][] = [
   ['the embedded store', async () => ({})],
-  ['Redis', async () => (await redisSkipReason()) || { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: uniquePrefix() }],
+  ['Redis', async () => (await redisSkipReason()) || { REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: uniquePrefix() }],
 ];
 
 for (const [name, envOf] of STORES) {

@@ -22,7 +22,7 @@ import {
   type TestApp,
 } from './helpers/inject.ts';
 import { eventually, outbox, type SmtpSink, startSmtpSink, tokenIn } from './helpers/mail.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 
 const json = { 'content-type': 'application/json' };
 const form = { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
@@ -250,11 +250,12 @@ describe('getting a key back with the embedded default', () => {
   });
 });
 
+const redisUrl = fileRedis();
 describe('getting a key back across Redis-backed instances', async () => {
   const skip = await redisSkipReason();
   it('a link mailed by one instance is honoured by another, and revokes keys on both', { skip }, async () => {
     const sink = await startSmtpSink();
-    const env = { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: uniquePrefix(), SMTP_URL: sink.url, PUBLIC_URL };
+    const env = { REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: uniquePrefix(), SMTP_URL: sink.url, PUBLIC_URL };
     const a = await startTestApp(env);
     const b = await startTestApp(env);
     try {

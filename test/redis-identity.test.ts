@@ -50,11 +50,11 @@ describe('the server, from INFO', () => {
   ];
   for (const [name, fields, [notPrimary, evicting, warned]] of cases) {
     it(name, () => {
-      const j = judgeServer(factsOf(info(fields)), '10.0.0.5:6379');
+      const j = judgeServer(factsOf(info(fields)), '10.0.0.5:6380');
       assert.equal(j.notPrimary !== null, notPrimary, j.notPrimary ?? 'a primary');
       if (evicting) assert.match(j.evicting ?? '', evicting);
       else assert.equal(j.evicting, null);
-      if (evicting) assert.match(j.evicting!, /10\.0\.0\.5:6379 .* Set maxmemory-policy to noeviction/);
+      if (evicting) assert.match(j.evicting!, /10\.0\.0\.5:6380 .* Set maxmemory-policy to noeviction/);
       assert.equal(j.warning !== null, warned);
     });
   }

@@ -10,25 +10,17 @@ import { WINDOW_MS } from '../gateway/rate-limit.ts';
 import { errorJson } from './helpers/errors.ts';
 import { type ChildGateway, get, realSiteDir, register, runAccounts, spawnGateway } from './helpers/gateway.ts';
 import { injectGet, injectJson, injectRegister, startTestApp } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, startPrivateRedis, uniquePrefix, within } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, startPrivateRedis, uniquePrefix, within } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 const skip = await redisSkipReason();
+const redisUrl = fileRedis();
 const prefix = uniquePrefix();
 
-async function cleanup(p: string) {
-  const r = new Redis(SHARED_REDIS);
-  const keys = await r.keys(`${p}*`);
-  if (keys.length) await r.del(...keys);
-  r.disconnect();
-}
-
 suite('redis store', skip, () => {
-  after(() => cleanup(prefix));
-
   it('keeps the contract and exact windows, with an injected clock', async () => {
     const t = await startTestApp({
-      REDIS_URL: SHARED_REDIS,
+      REDIS_URL: await redisUrl(),
       REDIS_KEY_PREFIX: `${prefix}a:`,
       REGISTER_LIMIT_PER_HOUR: '1000',
     });
@@ -41,7 +33,7 @@ suite('redis store', skip, () => {
       assert.equal(ok.headers['x-ratelimit-used'], '1');
       // the window outlives its hour on Redis's clock, whatever the gateway's clock says (this
       // one is injected, hours or more from Redis's)
-      const r = new Redis(SHARED_REDIS);
+      const r = new Redis(await redisUrl());
       const windows = await r.keys(`${prefix}a:window:req:*`);
       const ttl = windows.length === 1 ? await r.pttl(windows[0]!) : -3;
       r.disconnect();
@@ -65,13 +57,14 @@ suite('redis store', skip, () => {
 
   describe('three gateway processes on one Redis', () => {
     const env = {
-      REDIS_URL: SHARED_REDIS,
+      REDIS_URL: '',
       REDIS_KEY_PREFIX: `${prefix}b:`,
       SITE_DIR: realSiteDir(),
       REGISTER_LIMIT_PER_HOUR: '1000',
     };
     let gateways: ChildGateway[] = [];
     before(async () => {
+      env.REDIS_URL = await redisUrl();
       gateways = await Promise.all([spawnGateway(env), spawnGateway(env), spawnGateway(env)]);
       for (const g of gateways) await within(5_000, async () => (await get(g.url, '/health')).json().store === 'ok');
     });

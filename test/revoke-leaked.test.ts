@@ -1,16 +1,15 @@
 // tier: full (the accounts CLI's revoke-leaked)
-// npm run accounts -- revoke-leaked (docs/operations.md, "A leaked key"): the key on standard
+// npm run accounts -- revoke-leaked (docs/operations.md, Accounts CLI, "A leaked key"): the key on standard
 // input, revoked in the gateway's own store, SQLite or Redis; the output names the account and the
 // key id and never the key; running gateways refuse it right after (Redis: every instance at once,
 // through the revocation's announcement; SQLite: within the file watch's 250 ms). The CLI runs as
 // its own process, as an operator runs it; the gateways are asked through their apps.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
+import { describe, it } from 'node:test';
 import { generateKey } from '../gateway/keys.ts';
 import { runAccountsWithInput } from './helpers/gateway.ts';
 import { injectGet, injectRegister, startTestApp, type TestApp, untilStoreReady } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 type Run = Awaited<ReturnType<typeof runAccountsWithInput>>;
@@ -103,17 +102,10 @@ describe('npm run accounts -- revoke-leaked, on the embedded store', () => {
 });
 
 const skip = await redisSkipReason();
+const redisUrl = fileRedis();
 suite('npm run accounts -- revoke-leaked, on Redis', skip, () => {
-  const prefix = uniquePrefix();
-  after(async () => {
-    const r = new Redis(SHARED_REDIS);
-    const keys = await r.keys(`${prefix}*`);
-    if (keys.length) await r.del(...keys);
-    r.disconnect();
-  });
-
   it('revokes the key on every instance at once', async () => {
-    const env = { REDIS_URL: SHARED_REDIS, REDIS_KEY_PREFIX: prefix };
+    const env = { REDIS_URL: await redisUrl(), REDIS_KEY_PREFIX: uniquePrefix() };
     const apps = [await startTestApp(env), await startTestApp(env)];
     try {
       for (const { app } of apps) await untilStoreReady(app);

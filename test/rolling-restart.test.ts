@@ -26,7 +26,7 @@ import {
   root,
   spawnGateway,
 } from './helpers/gateway.ts';
-import { freePort, reachable, redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, freePort, reachable, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
 const NGINX = '/usr/sbin/nginx';
@@ -97,6 +97,7 @@ async function startNginx(ports: [number, number]): Promise<{ url: string; child
 }
 
 const skip = (await redisSkipReason()) || nginxSkipReason();
+const redisUrl = fileRedis();
 suite('upgrades: a rolling restart, and the embedded store’s gap', false, () => {
   before(() => bundleNode(dist));
 
@@ -130,7 +131,7 @@ suite('upgrades: a rolling restart, and the embedded store’s gap', false, () =
 
   it('REDIS_URL behind nginx: a rolling restart loses no request and no count', { skip }, async () => {
     const env = {
-      REDIS_URL: SHARED_REDIS,
+      REDIS_URL: await redisUrl(),
       REDIS_KEY_PREFIX: uniquePrefix(),
       SITE_DIR: realSiteDir(),
       STATE_DIR: tempDir('rolling-state'),

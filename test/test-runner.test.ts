@@ -87,6 +87,17 @@ it('in the quick tier, a test file that starts a child process fails, saying to 
   const inRunner = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   assert.equal(inRunner.status, 0, inRunner.stderr);
   assert.equal(inRunner.stdout, '0\n');
+  // and says so, for what would start one to skip instead (test/helpers/redis.ts)
+  const tier = ['--import', guard, '-p', "process.env.TEST_TIER ?? 'npm test'"];
+  const { TEST_TIER: __, ...untiered } = env;
+  for (const [context, said] of [
+    [{ NODE_TEST_CONTEXT: 'child' }, 'quick\n'],
+    [{}, 'npm test\n'],
+  ] as const)
+    assert.equal(
+      spawnSync(process.execPath, tier, { env: { ...untiered, ...context }, encoding: 'utf8' }).stdout,
+      said,
+    );
 });
 
 it('starts the longest file first by the times kept, a file with none before all, and keeps a run’s times', () => {

@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { tempDir } from './helpers/dataset.ts';
 import { errorJson } from './helpers/errors.ts';
 import { get, realSiteDir, register, request, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { untilStoreReady } from './helpers/inject.ts';
-import { redisSkipReason, SHARED_REDIS, uniquePrefix } from './helpers/redis.ts';
+import { fileRedis, redisSkipReason, uniquePrefix } from './helpers/redis.ts';
 import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -145,15 +144,15 @@ describe('upstream static origin', () => {
 
 // docs/contract.md, Authentication and limits: a request the origin failed is taken back from the
 // key's hour on Redis too, where the window is the server's.
+const redisUrl = fileRedis();
 suite('upstream failures on Redis', await redisSkipReason(), () => {
   it('a 502 is not counted: its headers and the next answer say so', async () => {
-    const prefix = uniquePrefix();
     const origin = await startStaticOrigin(realSiteDir());
     const g = await startTestGateway({
       UPSTREAM_URL: origin.url,
       SITE_DIR: '/nonexistent',
-      REDIS_URL: SHARED_REDIS,
-      REDIS_KEY_PREFIX: prefix,
+      REDIS_URL: await redisUrl(),
+      REDIS_KEY_PREFIX: uniquePrefix(),
     });
     try {
       await untilStoreReady(g.gateway.app);
@@ -171,10 +170,6 @@ suite('upstream failures on Redis', await redisSkipReason(), () => {
     } finally {
       await g.close();
       await origin.close().catch(() => {});
-      const r = new Redis(SHARED_REDIS);
-      const keys = await r.keys(`${prefix}*`);
-      if (keys.length) await r.del(...keys);
-      r.disconnect();
     }
   });
 });

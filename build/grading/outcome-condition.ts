@@ -1,4 +1,4 @@
-// A fall-through outcome's condition, "<= 2.5%" or "> 10%" (docs/contract.md, The data): one
+// A fall-through outcome's condition, "<= 2.5%" or "> 10%" (docs/grading.md, What the records say about outcomes): one
 // grammar for the editors' schema (schema/source.ts), the build's check of the outcomes
 // (outcomes.ts) and the grader, which picks the outcomes a value meets (grade.ts).
 

@@ -1,6 +1,6 @@
-// One gateway process per STATE_DIR with the embedded store (docs/operations.md, "One process per
-// state directory"): each process counts the hourly windows and caches keys in its own memory, so
-// a second one on the same file would hand out more than the limit. The lock is SQLite's own
+// One gateway process per STATE_DIR with the embedded store (docs/operations.md, When something goes
+// wrong, "One process per state directory"): each process counts the hourly windows and caches keys
+// in its own memory, so a second one on the same file would hand out more than the limit. The lock is SQLite's own
 // exclusive lock on a file of its own, gateway.lock: an fcntl lock that the operating system drops
 // when the process dies, kill -9 included, so nothing stale is ever left to clean up by hand. The
 // accounts CLI opens gateway.sqlite, never this file, so it keeps working beside a running gateway.

@@ -3,22 +3,21 @@
 // timing"): each account endpoint asked about something that exists and something that does not,
 // and a probe sent right behind each (back to back, one keep-alive connection), then the same pairs
 // with a pause between the two requests. Medians of each request's own time and of the probe's, on
-// the embedded store and on Redis (127.0.0.1:6379, a prefix of this run's own, deleted at the end).
+// the embedded store and on Redis (a redis-server of this run's own, own-redis.ts).
 // The gateway on CPU 0 (as npm start runs it), this client on CPU 1. Prints Markdown.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { RECOVERY_LINK_PARAM, ROUTES } from '../../build/site-format.ts';
 import { generateRecoveryToken } from '../../gateway/keys.ts';
 import { OUTBOX_DIR } from '../../gateway/mail.ts';
 import { type Bench, runBench } from './context.ts';
 import { median } from './load.ts';
+import { type OwnRedis, startOwnRedis } from './own-redis.ts';
 import { publishRealSite } from './real-site.ts';
 import { startGateway } from './servers.ts';
 
-const REDIS = 'redis://127.0.0.1:6379';
 /** Between the two requests of a pair in the paused runs, and between pairs (deferred work done). */
 const PAUSE_MS = 30;
 const BETWEEN_PAIRS_MS = 15;
@@ -203,18 +202,16 @@ async function runStore(b: Bench, store: string, env: Record<string, string>, n:
 async function main(b: Bench): Promise<string> {
   const n = b.rounds === 1 && b.duration === 2 ? 20 : 150; // --quick (context.ts): a smoke run
   const warm = Math.ceil(n / 5);
-  const prefix = `gg:bench:${process.pid}:`;
   const rows = [...(await runStore(b, 'embedded (SQLite)', {}, n, warm))];
-  const redis = new Redis(REDIS, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let redis: OwnRedis | null = null;
   try {
-    await redis.connect();
-    rows.push(...(await runStore(b, 'Redis', { REDIS_URL: REDIS, REDIS_KEY_PREFIX: prefix }, n, warm)));
+    redis = await startOwnRedis(b);
+    if (!redis) throw new Error('redis-server is not installed');
+    rows.push(...(await runStore(b, 'Redis', { REDIS_URL: redis.url }, n, warm)));
   } catch (err) {
     rows.push(`| Redis | not measured: ${(err as Error).message} | | | | | | | | | |`);
   } finally {
-    const keys = await redis.keys(`${prefix}*`).catch(() => []);
-    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
-    redis.disconnect();
+    await redis?.stop();
   }
   const commit = spawnSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).stdout;
   return [
@@ -236,5 +233,5 @@ async function main(b: Bench): Promise<string> {
 await runBench(process.argv.slice(2), main, {
   help: `Checks that the account endpoints give nothing away by their timing: each asked about something
 that exists and something that does not, with a probe right behind, on the embedded store and on
-Redis at 127.0.0.1:6379 when one answers (docs/performance.md). Prints Markdown to stdout.`,
+Redis (a redis-server of the run's own) when installed (docs/performance.md). Prints Markdown to stdout.`,
 });

@@ -1,13 +1,13 @@
 // npm run bench's targets up beside the embedded gateway, each when this machine has it: a gateway on
-// the Redis answering on 6379 (its GET in the same rounds), and nginx serving the same build output as
+// a redis-server of its own (own-redis.ts; its GET in the same rounds), and nginx serving the same build output as
 // static files (the ceiling for static bytes, for the GET and the 304).
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest, Pointer } from '../../build/site-format.ts';
 import { type Bench, HEALTH, RECORD, REGISTER } from './context.ts';
 import { probe, type Target } from './load.ts';
-import { type Running, reachable, startGateway, startNginx } from './servers.ts';
+import { startOwnRedis } from './own-redis.ts';
+import { type Running, startGateway, startNginx } from './servers.ts';
 
 /** Limits out of the way for the throughput scenarios. */
 export const UNLIMITED = { RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER_HOUR: '1000000000' };
@@ -15,17 +15,18 @@ export const UNLIMITED = { RATE_LIMIT_PER_HOUR: '1000000000', REGISTER_LIMIT_PER
 export const register = (url: string, email: string) =>
   probe(url, REGISTER, { 'content-type': 'application/json' }, 'POST', JSON.stringify({ email }));
 
-/** A gateway on Redis with 1,000 registered keys, or null when no Redis answers on 6379; `stop` empties its keys. */
+/** A gateway on Redis with 1,000 registered keys, or null when redis-server is not installed; `stop` stops both. */
 export async function redisBeside(
   b: Bench,
   siteDir: string,
 ): Promise<{ target: Target; stop(): Promise<void> } | null> {
-  if (!(await reachable(6379))) return null;
+  const redis = await startOwnRedis(b);
+  if (!redis) return null;
   const prefix = `gg:bench:${process.pid}:`;
   const gateway: Running = await startGateway(b, {
     STATE_DIR: join(b.work, 'state-r'),
     SITE_DIR: siteDir,
-    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: prefix,
     ...UNLIMITED,
   });
@@ -40,7 +41,7 @@ export async function redisBeside(
     target: { name: 'gateway, Redis', url: gateway.url, pid: gateway.pid, load: { path: RECORD, keysFile: file } },
     async stop() {
       await gateway.stop();
-      spawnSync('sh', ['-c', `redis-cli --scan --pattern '${prefix}*' | xargs -r redis-cli del > /dev/null`]);
+      await redis.stop();
     },
   };
 }

@@ -1,6 +1,6 @@
 // npm run bench [-- --duration 5 --warmup 3 --rounds 3 --at-once-rounds 8 --connections 32 --quick --out FILE]
 // Measures the gateway against the physical limit on this machine, in one run, as ratios:
-// (a) the gateway on the embedded store, (b) the gateway on Redis when one answers on 6379,
+// (a) the gateway on the embedded store, (b) the gateway on a Redis of the run's own,
 // (c) nginx serving the same build output as static files when nginx is installed, (d) a bare
 // node:http server answering the same bytes from memory; then the production part (production.ts).
 // A scenario's targets run in alternated rounds while all of them are up, each figure the median of
@@ -153,7 +153,7 @@ async function main(b: Bench) {
   const getA = await scenario('authorised GET (24 KB)', a, okProbe, getLoad, extraGet);
   await redis?.stop();
   if (!redis)
-    log({ scenario: 'authorised GET (24 KB)', target: 'Redis', result: null, note: 'none on 127.0.0.1:6379' });
+    log({ scenario: 'authorised GET (24 KB)', target: 'Redis', result: null, note: 'redis-server is not installed' });
   if (!nginx) log({ scenario: 'authorised GET (24 KB)', target: 'nginx', result: null, note: NGINX_MISSING });
   const halfRate = getA.rps / 2;
   const halfRuns = await halfMaxLatency(b, a.url, okProbe, getLoad, halfRate);
@@ -173,7 +173,7 @@ async function main(b: Bench) {
 
 runBench(process.argv.slice(2), main, {
   help: `Measures the gateway against what this machine can do, as ratios: on the embedded store, on Redis
-when one answers on 6379, nginx serving the same files when installed, and a bare node:http server
+of the run's own when installed, nginx serving the same files when installed, and a bare node:http server
 answering the same bytes; then the production part (npm run bench:production). Progress goes to
 stderr, the report (Markdown) to stdout (docs/performance.md, Method).`,
 });

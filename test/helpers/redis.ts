@@ -1,14 +1,17 @@
-// Redis for the tests: the machine's server (127.0.0.1:6379, each test run under its own key
-// prefix), or a private redis-server the test can stop and start. In CI these tests must run:
-// a missing server fails them rather than skipping them (.ci/run starts one).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+// Redis for the tests: always a redis-server of the test's own on a free port, never one that
+// happens to answer on the machine (a developer's own data may be there). A test file that only
+// needs a server to talk to shares one with its other tests (fileRedis, each test under a key
+// prefix of its own); a test that stops, restarts or configures its server starts its own
+// (startPrivateRedis). Where redis-server is not installed these tests skip, saying so; in CI the
+// absence is a failure (.ci/run installs it).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { after } from 'node:test';
+import { promisify } from 'node:util';
 import { tempDir } from './dataset.ts';
-
-export const SHARED_REDIS = 'redis://127.0.0.1:6379';
 
 export function reachable(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
@@ -21,11 +24,39 @@ export function reachable(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** Skip outside CI when there is no Redis; in CI the absence is a failure. */
+const installed = () =>
+  promisify(execFile)('redis-server', ['--version']).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Why the Redis tests cannot run here, or false: the quick tier starts no process (npm test runs
+ * them); outside CI a missing redis-server skips them; in CI it is a failure.
+ */
 export async function redisSkipReason(): Promise<string | false> {
-  if (await reachable(6379)) return false;
-  if (process.env.CI) throw new Error('CI: no Redis on 127.0.0.1:6379 (.ci/run should have started one)');
-  return 'no Redis server on 127.0.0.1:6379';
+  if (process.env.TEST_TIER === 'quick') return 'the quick tier starts no redis-server (npm test runs these)';
+  if (await installed()) return false;
+  if (process.env.CI) throw new Error("CI: redis-server is not installed (.ci/run installs Debian's redis-server)");
+  return 'redis-server is not installed (apt-get install redis-server)';
+}
+
+/**
+ * The test file's own plain redis-server (nothing kept on disk), for tests that only need a server to
+ * talk to: call it at the file's top level; the server starts when a test first asks for its URL and
+ * stops when the file's tests are done. One per file (each test file runs in a process of its own),
+ * not one per test, keeps the suite's cost down; its tests keep to key prefixes of their own.
+ */
+export function fileRedis(): () => Promise<string> {
+  let server: Promise<PrivateRedis> | undefined;
+  after(async () => {
+    const started = await server?.catch(() => undefined);
+    await started?.stop();
+  });
+  return async () => {
+    server ??= startPrivateRedis({ plain: true });
+    return (await server).url;
+  };
 }
 
 /** Polls `probe` until it returns true, for at most `ms`; returns how long it took. */
@@ -63,15 +94,16 @@ export interface PrivateRedis {
 }
 
 /**
- * A redis-server of the test's own, with append-only persistence so keys survive a restart;
- * `args` go after the defaults (a replica's --replicaof, a policy), `sentinel` makes it one of
- * Sentinel's with that configuration (written to a file: Sentinel rewrites it); `port`: a port of
- * the test's choosing (freePort) where it must come up later than a gateway.
+ * A redis-server of the test's own, with append-only persistence so keys survive a restart (`plain`:
+ * none, for a server that is never restarted); `args` go after the defaults (a replica's
+ * --replicaof, a policy), `sentinel` makes it one of Sentinel's with that configuration (written to a
+ * file: Sentinel rewrites it); `port`: a port of the test's choosing (freePort) where it must come up
+ * later than a gateway. A test process that ends without stopping it takes it along.
  */
 export async function startPrivateRedis(
-  opts: { args?: string[]; sentinel?: string; port?: number } = {},
+  opts: { args?: string[]; sentinel?: string; port?: number; plain?: boolean } = {},
 ): Promise<PrivateRedis> {
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed');
+  if (!(await installed())) throw new Error('redis-server is not installed');
   const port = opts.port ?? (await freePort());
   const dir = tempDir('redis');
   let child: ChildProcess | null = null;
@@ -89,14 +121,15 @@ export async function startPrivateRedis(
           dir,
           '--save',
           '',
-          '--appendonly',
-          'yes',
-          '--appendfsync',
-          'always',
+          ...(opts.plain ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always']),
           ...(opts.args ?? []),
         ];
   const start = async () => {
     child = spawn('redis-server', args, { stdio: 'ignore' });
+    const started = child;
+    const orphan = () => started.kill('SIGKILL');
+    process.once('exit', orphan);
+    started.once('exit', () => process.off('exit', orphan));
     for (let i = 0; i < 100 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
     if (!(await reachable(port))) throw new Error('the private redis-server did not start');
   };
