@@ -32,6 +32,7 @@ import { issuing } from './replication.ts';
 import { storeGuard } from './store-guard.ts';
 import { verifiedKeys } from './verified-keys.ts';
 import { watchRedis } from './watch.ts';
+import { windowBatcher } from './window-batch.ts';
 
 /** Why a Redis store is not opened at all (an evicting server): start-up says it and stops. */
 class RedisRefusedError extends Error {
@@ -69,7 +70,15 @@ export interface RedisStoreOptions {
  */
 /** The hourly windows, each a counter kind in Redis. */
 function redisWindows(opts: RedisStoreOptions, client: Scripted, outage: RedisOutage) {
-  const windows = { client, prefix: opts.prefix, outage, beforeWrite: writeCoalescer(client), observe: opts.observe };
+  const ask = windowBatcher(client);
+  const windows = {
+    client,
+    prefix: opts.prefix,
+    outage,
+    ask,
+    beforeWrite: writeCoalescer(client),
+    observe: opts.observe,
+  };
   return {
     requests: redisLimiter(windows, 'req', opts.rateLimitPerHour, true),
     registrations: redisLimiter(windows, 'reg', opts.registerLimitPerHour, false),
