@@ -3,13 +3,15 @@
 // (gateway/store/redis/window-batch.ts), and counting stays exact (docs/contract.md, Authentication
 // and limits): per window in the order asked, across instances, with true headers; a revoked key
 // in the burst is refused and never counted; a call Redis does not answer in time falls back to
-// counting here, from the last answer Redis gave.
+// counting here, from the last answer Redis gave. And a verified key trusted past its first second
+// only while revocations are sure to reach the instance (gateway/store/redis/key-trust.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { digestHex, hashKey } from '../gateway/keys.ts';
 import { WINDOW_MS } from '../gateway/rate-limit.ts';
+import { LONG_TRUST_MS } from '../gateway/store/redis/key-trust.ts';
 import { windowBatcher } from '../gateway/store/redis/window-batch.ts';
 import {
   type ChildGateway,
@@ -20,7 +22,7 @@ import {
   runAccounts,
   spawnGateway,
 } from './helpers/gateway.ts';
-import { injectGet, injectRegister, startTestApp } from './helpers/inject.ts';
+import { injectGet, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
 import { type PrivateRedis, startPrivateRedis, within } from './helpers/redis.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -197,6 +199,55 @@ suite('redis windows batched per turn', skip, () => {
       );
       assert.deepEqual(before, { window: 2, requests: 2 });
       assert.deepEqual(await usageInRedis(r, prefix, live), { window: 100, requests: 100 });
+    });
+  });
+
+  describe('keys trusted past the first second while the revocations reach this instance', () => {
+    const prefix = 'gg:trust:';
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, REGISTER_LIMIT_PER_HOUR: '1000' });
+      await within(5_000, async () => (await injectGet(t.app, '/health')).json().store === 'ok');
+    });
+    after(() => t.close());
+
+    /** A key verified by the gateway, then taken out of Redis with no announcement (`announce` false). */
+    async function verifiedThenGone(email: string, announce: boolean) {
+      const key = await injectRegister(t.app, email);
+      assert.equal((await injectGet(t.app, '/api/grains', key)).status, 200);
+      const hex = digestHex(hashKey(key));
+      await r.del(`${prefix}key:${hex}`);
+      if (announce) await r.publish(`${prefix}revoked`, hex);
+      return key;
+    }
+    /** Past the first second of trust, then a real moment for the subscription to be proven live again. */
+    const later = async (ms: number) => {
+      t.clock.advance(ms);
+      await new Promise((res) => setTimeout(res, 600));
+    };
+
+    it('serves a trusted key without asking Redis, refuses it at once when its revocation is announced', async () => {
+      const silent = await verifiedThenGone('silent@example.com', false);
+      await later(5_000);
+      // Redis would say 401: the gateway did not ask
+      assert.equal((await injectGet(t.app, '/api/grains', silent)).status, 200);
+      const announced = await verifiedThenGone('announced@example.com', true);
+      await within(1_000, async () => (await injectGet(t.app, '/api/grains', announced)).status === 401);
+      // the cap: past LONG_TRUST_MS every key is asked again
+      await later(LONG_TRUST_MS);
+      assert.equal((await injectGet(t.app, '/api/grains', silent)).status, 401);
+    });
+
+    it('asks Redis again about every key once its subscription dropped (announcements may be lost)', async () => {
+      const silent = await verifiedThenGone('dropped@example.com', false);
+      await later(5_000);
+      assert.equal((await injectGet(t.app, '/api/grains', silent)).status, 200);
+      await r.client('KILL', 'TYPE', 'pubsub');
+      // subscribed again, and proven live again: still, the key verified before is asked about
+      const subscribers = async () => ((await r.pubsub('NUMSUB', `${prefix}revoked`)) as [string, number])[1];
+      await within(5_000, async () => (await subscribers()) === 1);
+      await later(0);
+      assert.equal((await injectGet(t.app, '/api/grains', silent)).status, 401);
     });
   });
 

@@ -25,6 +25,7 @@ import { keyIssuing } from './key-issuing.ts';
 import { keyLookup } from './key-lookup.ts';
 import { migrateKeysOnConnect } from './key-migration.ts';
 import { redisKeys } from './key-names.ts';
+import { keyTrust } from './key-trust.ts';
 import { redisLimiter } from './limiter.ts';
 import { type RedisOutage, trackOutage } from './outage.ts';
 import { redisRecovery } from './recovery-scripts.ts';
@@ -105,7 +106,9 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { guarded } = guard;
   const ttlMs = opts.verifiedTtlMs ?? 1_000;
   const graceMs = opts.outageGraceMs ?? 10 * 60_000;
-  const lookup = keyLookup({ client, prefix, clock, outage, verified, ttlMs, graceMs, observe });
+  const trust = keyTrust(subscriber, clock, () => outage.up && condition.lost === null);
+  const trustedLonger = trust.holds;
+  const lookup = keyLookup({ client, prefix, clock, outage, verified, ttlMs, trustedLonger, graceMs, observe });
   const keys = keyIssuing({ client, prefix, outage, guard, issuer, watch, verified, observe });
   const queries = redisAccountQueries(client, prefix);
   // a token kept or looked at: on the store's own connection, never behind a WAIT (replication.ts)
@@ -117,6 +120,7 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   );
   const closeAll = async () => {
     watch.close();
+    trust.close();
     issuer.close();
     subscriber.disconnect();
     await client.quit().catch(() => client.disconnect());
