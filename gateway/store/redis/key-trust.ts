@@ -4,9 +4,9 @@
 // every message published before the PING reached it: so once a PING sent at time s is answered,
 // every revocation announced before s has been applied here. A key is trusted longer only while
 //   - the subscription is proven live: a PING sent within the last second was answered;
-//   - the key was verified after the subscription last (re)started (announcements made while it
-//     was down are lost, so keys verified before it came back are asked again);
-//   - the store is up and has not lost its data (a flush announces nothing);
+//   - the key was verified after the subscription last (re)started and after the store was last
+//     down or found emptied (announcements made meanwhile are lost, and a flush announces nothing),
+//     so keys verified before are asked again;
 //   - and for LONG_TRUST_MS at most, the bound for what no PING can see (a subscription left on a
 //     server that still answers but is no longer the primary, until the gateway follows the switch).
 // So a revocation reaches every instance at once, and is applied within about a second however its
@@ -40,6 +40,8 @@ export function keyTrust(subscriber: Redis, clock: () => number, usable: () => b
     provenAt = Number.NEGATIVE_INFINITY;
   };
   const ping = () => {
+    // a store down or emptied meanwhile (a flush announces nothing): every key is asked again
+    if (!usable()) lapse();
     if (subscriber.status !== 'ready') return;
     const sentAt = clock();
     const on = connection;
