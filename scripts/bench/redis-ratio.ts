@@ -1,11 +1,12 @@
 // npm run bench:redis [-- --rounds 5 --duration 5 --at-once-rounds 8 --quick --out FILE]
-// The keyed GET on Redis against the same gateway on the embedded store, in one run (docs/performance.md,
-// "Redis mode"): the gateways up throughout, in alternated rounds (load.ts, rounds) with each round's
-// req/s, then all loaded at once (load.ts, together) with each round's CPU time a request, steadier
-// on a busy machine. BENCH_BEFORE=<ref> adds a gateway of that ref on the same Redis (the code before
-// a change). The Redis is this run's own (a free port, no persistence). The gateways are on CPU 0, as
-// in every bench; redis-server on CPU 1 beside the load generator, standing for the other host it is
-// in production, so the gateway has the same core to itself in both modes.
+// The keyed GET on Redis against the same gateway on the embedded store, in one run
+// (docs/performance.md, "Redis in production"): the gateways up throughout, in alternated rounds
+// (load.ts, rounds) with each round's req/s, then all loaded at once (load.ts, together) with each
+// round's CPU time a request, steadier on a busy machine. BENCH_BEFORE=<ref> adds a gateway of that
+// ref on the same Redis (the code before a change). The Redis is this run's own (a free port, no
+// persistence). The gateways are on CPU 0, as in every bench; redis-server on CPU 1 beside the load
+// generator, standing for the other host it is in production, so the gateway has the same core to
+// itself in both modes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -141,5 +142,5 @@ The keyed GET on Redis against the same gateway on the embedded store, in one ru
 (req/s), then rounds with both loaded at once (CPU time a request), each round's ratio printed. A
 redis-server of the run's own on a free port (CPU 1, beside the load generator; the gateways on CPU
 0). With BENCH_BEFORE=<git ref>, a gateway of that ref on the same Redis runs in the same rounds.
-Needs redis-server (docs/performance.md, "Redis mode").`,
+Needs redis-server (docs/performance.md, "Redis in production").`,
 });

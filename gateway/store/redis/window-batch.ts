@@ -1,9 +1,9 @@
 // The windows asked of Redis in one turn of the event loop leave as one script call
 // (window-batch-script.ts), sent when the turn ends: a turn's requests cost one round trip, one
-// command and one reply to parse, instead of one each (docs/performance.md, "Redis mode"). Counting
-// stays exact across instances: the script is one atomic step that decides each window in the order
-// asked, as separate calls would. A failed call fails every window in it, and each asker then does
-// what it does when Redis fails (limiter.ts: count locally, or 503).
+// command and one reply to parse, instead of one each (docs/performance.md, "Redis in
+// production"). Counting stays exact across instances: the script is one atomic step that decides
+// each window in the order asked, as separate calls would. A failed call fails every window in it,
+// and each asker then does what it does when Redis fails (limiter.ts: count locally, or 503).
 import type { Redis } from 'ioredis';
 import { WINDOW_MS } from '../../rate-limit.ts';
 import { WINDOW_BATCH_SCRIPT } from './window-batch-script.ts';
