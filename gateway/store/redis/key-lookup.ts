@@ -17,23 +17,26 @@ export interface KeyLookupOptions {
   verified: ReturnType<typeof verifiedKeys>;
   /** How long a verified key is trusted without asking Redis again. */
   ttlMs: number;
+  /** Whether a key verified at `at` is trusted longer than that (key-trust.ts). */
+  trustedLonger: (at: number, now: number) => boolean;
   /** During an outage, keys verified this recently keep working. */
   graceMs: number;
   observe?: StoreObserver;
 }
 
 export function keyLookup(opts: KeyLookupOptions) {
-  const { client, clock, outage, verified, ttlMs } = opts;
+  const { client, clock, outage, verified, ttlMs, trustedLonger } = opts;
+  const trusted = (at: number, now: number) => now - at < ttlMs || trustedLonger(at, now);
   const k = redisKeys(opts.prefix);
   return {
     cachedAccount(key: string): Account | undefined {
       const cached = verified.get(key);
-      return cached && clock() - cached.at < ttlMs ? cached.account : undefined;
+      return cached && trusted(cached.at, clock()) ? cached.account : undefined;
     },
     async findByKey(key: string): Promise<Account | null> {
       const now = clock();
       const cached = verified.get(key);
-      if (cached && now - cached.at < ttlMs) return cached.account;
+      if (cached && trusted(cached.at, now)) return cached.account;
       const hex = cached?.hashHex ?? digestHex(hashKey(key));
       let value: string | null;
       try {

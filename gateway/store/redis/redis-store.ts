@@ -28,6 +28,7 @@ import { keyIssuing } from './key-issuing.ts';
 import { keyLookup } from './key-lookup.ts';
 import { migrateKeysOnConnect } from './key-migration.ts';
 import { redisKeys } from './key-names.ts';
+import { keyTrust } from './key-trust.ts';
 import { redisLimiter } from './limiter.ts';
 import { type RedisOutage, trackOutage } from './outage.ts';
 import { redisRecovery } from './recovery-scripts.ts';
@@ -36,6 +37,7 @@ import { watchSentinels } from './sentinel-watch.ts';
 import { storeGuard } from './store-guard.ts';
 import { verifiedKeys } from './verified-keys.ts';
 import { watchRedis } from './watch.ts';
+import { windowBatcher } from './window-batch.ts';
 
 /** Why a Redis store is not opened at all (an evicting server): start-up says it and stops. */
 class RedisRefusedError extends Error {
@@ -73,7 +75,15 @@ export interface RedisStoreOptions {
  */
 /** The hourly windows, each a counter kind in Redis. */
 function redisWindows(opts: RedisStoreOptions, client: Scripted, outage: RedisOutage) {
-  const windows = { client, prefix: opts.prefix, outage, beforeWrite: writeCoalescer(client), observe: opts.observe };
+  const ask = windowBatcher(client);
+  const windows = {
+    client,
+    prefix: opts.prefix,
+    outage,
+    ask,
+    beforeWrite: writeCoalescer(client),
+    observe: opts.observe,
+  };
   return {
     requests: redisLimiter(windows, 'req', opts.rateLimitPerHour, true),
     registrations: redisLimiter(windows, 'reg', opts.registerLimitPerHour, false),
@@ -129,19 +139,12 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const { guarded } = guard;
   const ttlMs = opts.verifiedTtlMs ?? 1_000;
   const graceMs = opts.outageGraceMs ?? 10 * 60_000;
-  const lookup = keyLookup({ client, prefix, clock, outage, verified, ttlMs, graceMs, observe });
+  const trust = keyTrust(subscriber, clock, () => outage.up && condition.lost === null);
+  const trustedLonger = trust.holds;
+  const lookup = keyLookup({ client, prefix, clock, outage, verified, ttlMs, trustedLonger, graceMs, observe });
   const keys = keyIssuing({
-    client,
-    prefix,
-    outage,
-    guard,
-    issuer,
-    watch,
-    journal,
-    sentinels,
-    verified,
-    clock,
-    observe,
+    ...{ client, prefix, outage, guard, issuer, watch, journal, sentinels, verified },
+    ...{ clock, observe },
   });
   const queries = redisAccountQueries(client, prefix);
   // a token kept or looked at: on the store's own connection, never behind a WAIT (replication.ts)
@@ -154,6 +157,7 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<Store> {
   const closeAll = async () => {
     watch.close();
     sentinels?.close();
+    trust.close();
     issuer.close();
     subscriber.disconnect();
     await client.quit().catch(() => client.disconnect());
