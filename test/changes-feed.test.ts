@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import FeedParser from 'feedparser';
 import { draftChangelog } from '../build/changelog/files.ts';
+import { firstSentence } from '../build/pages/changes-feed.ts';
 import { printsNumber } from '../build/pages/class-changes.ts';
 import { publishSite } from '../build/publish/publish.ts';
 import type { Change } from '../build/types.ts';
@@ -166,6 +167,7 @@ describe('the changes feed of a change to a printed number', () => {
     const { items } = await readFeed(url, (await get(t.url, FEED)).text());
     const item = items.find((i) => i.summary.includes('ergot limit is 0.03%'));
     assert.ok(item, 'the new entry is in the feed');
+    assert.equal(item.title, NEW_YEAR_SUMMARY, 'the whole first sentence, "No." and all');
     assert.equal(item.link, new URL('/tables/CWRS#c-ergot-0', url).href, 'its link is the changed cell');
     assert.deepEqual(item.categories, ['CWRS', '2026/27']);
     assert.match(
@@ -199,6 +201,20 @@ describe('the changes feed of a change to a printed number', () => {
     assert.ok(feed.startsWith('<feed xmlns="http://www.w3.org/2005/Atom"'));
     assert.ok(!/&(?!amp;|lt;|gt;|quot;|#39;)/.test(feed), 'no bare ampersand');
   });
+});
+
+describe("a feed entry's title: the summary's first sentence (changes-feed.ts)", () => {
+  const cases: [summary: string, title: string][] = [
+    ["No. 1 CWRS's ergot limit is now 0.03%.", "No. 1 CWRS's ergot limit is now 0.03%."],
+    ["No. 1 CWRS's ergot limit is now 0.03%. No. 2 is unchanged.", "No. 1 CWRS's ergot limit is now 0.03%."],
+    ['Some limits changed, e.g. ergot at No. 2 CWAD. More follows.', 'Some limits changed, e.g. ergot at No. 2 CWAD.'],
+    ['Notes revised (i.e. the footnotes). Numbers unchanged.', 'Notes revised (i.e. the footnotes).'],
+    ['A limit of 0.5% now.', 'A limit of 0.5% now.'],
+    ['No full stop at all', 'No full stop at all'],
+  ];
+  for (const [summary, title] of cases) {
+    it(JSON.stringify(summary), () => assert.equal(firstSentence(summary), title));
+  }
 });
 
 describe('a printed number or the API fields (class-changes.ts)', () => {

@@ -37,9 +37,27 @@ function feedId(name: string): string {
 const xml = escapeHtml;
 
 const TITLE_CHARS = 100;
-/** An entry's title: its summary's first sentence, cut at a word past TITLE_CHARS (the whole is its summary). */
+/**
+ * Words whose full stop ends no sentence: every grade name has "No.", and summaries say "e.g.".
+ * Compared without case, as written before the stop.
+ */
+const ABBREVIATIONS: ReadonlySet<string> = new Set(['no', 'nos', 'e.g', 'i.e', 'vs', 'approx', 'incl', 'cf', 'st']);
+
+/** The summary's first sentence: up to the first full stop before a space (or the end) that ends no abbreviation. */
+export function firstSentence(summary: string): string {
+  for (const stop of summary.matchAll(/\.(?=\s|$)/g)) {
+    const word = /[^\s(]*$/.exec(summary.slice(0, stop.index))![0].toLowerCase();
+    if (!ABBREVIATIONS.has(word)) return summary.slice(0, stop.index + 1);
+  }
+  return summary;
+}
+
+/**
+ * An entry's title: its summary's first sentence, cut at a word past TITLE_CHARS (the whole is its
+ * summary).
+ */
 function titleOf(summary: string): string {
-  const sentence = /^.*?\.(?=\s|$)/s.exec(summary)?.[0] ?? summary;
+  const sentence = firstSentence(summary);
   if (sentence.length <= TITLE_CHARS) return sentence;
   return `${sentence.slice(0, sentence.lastIndexOf(' ', TITLE_CHARS))}…`;
 }
