@@ -5,6 +5,7 @@
 // clock, so one dataset always gives the same bytes. Each entry says its summary, crop year,
 // effective date and classes, and links each class's table page, at the changed cell where it can.
 import { createHash } from 'node:crypto';
+import { correctionTitle } from '../changelog/printed.ts';
 import { changelogOrder } from '../compile/compile.ts';
 import { BODY_TYPES, escapeHtml, ROUTES, tableKey } from '../site-format.ts';
 import type { Change, CompiledRecord, SourceEntry } from '../types.ts';
@@ -54,7 +55,7 @@ export function firstSentence(summary: string): string {
 
 /**
  * An entry's title: its summary's first sentence, cut at a word past TITLE_CHARS (the whole is its
- * summary).
+ * summary). A correction says so in its content and a category: its title stays the editor's sentence.
  */
 function titleOf(summary: string): string {
   const sentence = firstSentence(summary);
@@ -97,7 +98,11 @@ function entryXml(ds: Dataset, entry: SourceEntry): string {
   const linked = (c: { href: string; label: string }, i: number) =>
     html`${i ? ', ' : ''}<a href="${c.href}">${c.label}</a>`;
   const content = html`<p>${entry.summary}</p>
-<p>Crop year ${entry.crop_year}, in effect from ${entry.effective_date}. Changelog entry <code>${entry.id}</code>.</p>
+<p>${
+    entry.correction
+      ? `${correctionTitle(entry.crop_year)}, published ${entry.effective_date}.`
+      : `Crop year ${entry.crop_year}, in effect from ${entry.effective_date}.`
+  } Changelog entry <code>${entry.id}</code>.</p>
 <ul>
 ${parts.map(
   (p) =>
@@ -116,6 +121,7 @@ ${parts.map(
     ...parts.map((p) => `<link rel="related" type="text/html" title="${xml(p.g.grain_id)}" href="${xml(p.href)}"/>`),
     ...parts.map((p) => `<category term="${xml(p.g.grain_id)}" label="${xml(p.g.grain_name)}"/>`),
     `<category term="${xml(entry.crop_year)}" label="Crop year ${xml(entry.crop_year)}"/>`,
+    ...(entry.correction ? [`<category term="correction" label="${xml(correctionTitle(entry.crop_year))}"/>`] : []),
     `<summary type="text">${xml(entry.summary)}</summary>`,
     `<content type="html">${xml(content.text)}</content>`,
     `</entry>`,
