@@ -115,6 +115,30 @@ describe('the build refuses an unlogged change', () => {
     assert.ok(again.ok && again.live === null, 'a site with no live build refuses nothing');
   });
 
+  it('refuses a correction not marked as one, and a mark on what is no correction', async () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain() } });
+    edit(dir, 'TEST', ...ERGOT);
+    assert.ok(draft(dir).ok);
+    const file = join(dir, 'changelog.yaml');
+    const marked = readFileSync(file, 'utf8');
+    assert.ok(marked.includes('    correction: true\n'));
+    writeFileSync(file, marked.replace('    correction: true\n', ''));
+    const unmarked = await buildSite(dir);
+    assert.ok(!unmarked.ok);
+    assert.match(
+      unmarked.errors.map((e) => `${e.field}: ${e.message}`).join('\n'),
+      /effective_date: changes what the 2025\/26 table prints after that crop year ended \(2026-07-31\) and is not/,
+    );
+    writeFileSync(file, marked.replace(/( {4}summary: First publication\.\n)/, '$1    correction: true\n'));
+    const wrong = await buildSite(dir);
+    assert.ok(!wrong.ok);
+    const messages = wrong.errors.map((e) => e.message).join('\n');
+    assert.match(messages, /"first" was edited/);
+    assert.match(messages, /is marked as a correction, but it changes no printed number or label/);
+    writeFileSync(file, marked);
+    assert.ok((await buildSite(dir)).ok);
+  });
+
   it('an entry already published cannot cover a later change', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     edit(dir, 'TEST', ...ERGOT);

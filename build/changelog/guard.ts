@@ -154,7 +154,6 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
  * is a correction and says so; one marked a correction is one (docs/dataset-editing.md, Crop years).
  */
 function correctionProblem(e: SourceEntry): string | null {
-  if (!e.changes) return null;
   const corrects = correctsTable(e);
   if (corrects === (e.correction === true)) return null;
   return corrects
