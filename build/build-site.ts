@@ -6,7 +6,7 @@
 // package, the editors' schemas compiled) is made once by buildKit and handed in, so
 // siteFromDataset is pure and a caller's many builds do that work once.
 
-import { guardErrors, type Unlogged } from './changelog/guard.ts';
+import { futureEntryErrors, guardErrors, type Unlogged } from './changelog/guard.ts';
 import { readLiveBuild, unloggedAgainstLive } from './changelog/live.ts';
 import { changelogOrder, compileBodies, type KeyedBody } from './compile/compile.ts';
 import { buildOpenApi } from './compile/openapi.ts';
@@ -104,14 +104,16 @@ export interface BuildOptions<F extends BuildFiles> {
   /** The site the build is for: a record that would change from its live build needs an entry the
    * live build does not have yet (changelog/live.ts), whatever dataset/covered/ says. */
   siteDir?: string;
+  /** The build's clock: an entry dated after its day is refused (changelog/guard.ts). The real clock when left out. */
+  now?: Date;
 }
 
 /** Nothing is published while any error stands, an unlogged change included (changelog/guard.ts, live.ts). */
 export async function buildSite<F extends BuildFiles = Map<string, Buffer>>(
   datasetDir: string,
-  { kit = buildKit(), siteDir, files }: BuildOptions<F> = {},
+  { kit = buildKit(), siteDir, files, now = new Date() }: BuildOptions<F> = {},
 ): Promise<BuildResult<F>> {
-  const checked = checkedDataset(datasetDir, kit.checks, siteDir);
+  const checked = checkedDataset(datasetDir, kit.checks, siteDir, now.toISOString().slice(0, 10));
   if (!checked.ok) return checked;
   const { dataset, live } = checked;
   return { ok: true, site: await siteFromDataset(dataset, kit, files), dataset, live };
@@ -125,12 +127,13 @@ function checkedDataset(
   datasetDir: string,
   checks: SchemaChecks,
   siteDir: string | undefined,
+  today: string,
 ): Exclude<BuildResult, { ok: true }> | { ok: true; dataset: Dataset; live: LiveBuildId | null } {
   const loaded = loadDataset(datasetDir);
   const { errors, dataset } = validateDataset(loaded, checks);
   if (!dataset) return { ok: false, errors, unlogged: [] };
   const guard = guardErrors(loaded, dataset, loaded.coverage);
-  const refused = [...loaded.coverageErrors, ...guard.errors];
+  const refused = [...loaded.coverageErrors, ...guard.errors, ...futureEntryErrors(loaded, dataset, today)];
   if (refused.length) return { ok: false, errors: refused, unlogged: guard.unlogged };
   const live = siteDir === undefined ? null : readLiveBuild(siteDir);
   const silent = live ? unloggedAgainstLive(dataset, live) : [];

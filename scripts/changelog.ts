@@ -5,13 +5,15 @@ import { resolve } from 'node:path';
 import { describeChange } from '../build/changelog/diff.ts';
 import { draftChangelog, startCoverage } from '../build/changelog/files.ts';
 import { readLiveBuild } from '../build/changelog/live.ts';
+import { correctionTitle } from '../build/changelog/printed.ts';
 import { readArgs, usageExit } from '../build/cli-args.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
 import { formatError } from '../build/validate/validate.ts';
 
 const spec = {
   command: 'npm run changelog --',
-  usage: '--summary "<what changed>" [--effective-date YYYY-MM-DD] [--dataset DIR] [--site DIR] | --baseline',
+  usage:
+    '--summary "<what changed>" [--effective-date YYYY-MM-DD] [--correction] [--dataset DIR] [--site DIR] | --baseline',
   help: `
 Compares every published record with what the changelog last covered (dataset/covered/), prints the
 difference, and appends one entry per crop year of the changed records to dataset/changelog.yaml,
@@ -20,7 +22,10 @@ run npm run build, and commit dataset/.
 
   --summary TEXT         what changed, in a sentence clients will read (required unless every
                          change is a re-check: a page found unchanged, its crop year moved)
-  --effective-date DATE  when the change takes effect, YYYY-MM-DD (default: today, UTC)
+  --effective-date DATE  when the change takes effect, YYYY-MM-DD (default: today, UTC; never later)
+  --correction           the change corrects a finished crop year's table (the dataset misprinted it):
+                         asked for, and required, when an entry would change what a record of a crop
+                         year that has ended prints; the entry is marked as a correction
   --dataset DIR          the dataset folder (default: dataset)
   --site DIR             a published site: its live build names old values of a class the
                          changelog has never covered (default: none)
@@ -30,6 +35,7 @@ Exit codes: 0 written, 1 nothing written (nothing changed, or the dataset has er
   options: {
     summary: { type: 'string' },
     'effective-date': { type: 'string' },
+    correction: { type: 'boolean', default: false },
     dataset: { type: 'string', default: DEFAULT_DIRS.dataset },
     site: { type: 'string' },
     baseline: { type: 'boolean', default: false },
@@ -61,14 +67,21 @@ if (!real || new Date(`${effectiveDate}T00:00:00Z`).toISOString().slice(0, 10) !
 }
 
 const live = values.site ? readLiveBuild(resolve(values.site)) : null;
-const result = draftChangelog(root, { summary, effectiveDate, now, oldRecords: live?.records });
+const result = draftChangelog(root, {
+  summary,
+  effectiveDate,
+  now,
+  correction: values.correction,
+  oldRecords: live?.records,
+});
 if (!result.ok) {
   if (summary === undefined && result.reason.startsWith('--summary')) usageExit(spec, result.reason);
   for (const e of result.errors) console.error(formatError(e));
   fail(`${result.errors.length ? '\n' : ''}${result.reason[0]!.toUpperCase()}${result.reason.slice(1)}`);
 }
 for (const entry of result.entries) {
-  console.log(`appended ${entry.id} (crop year ${entry.crop_year}): ${entry.grain_ids_affected.join(', ')}`);
+  const year = entry.correction ? `${correctionTitle(entry.crop_year).toLowerCase()}` : `crop year ${entry.crop_year}`;
+  console.log(`appended ${entry.id} (${year}): ${entry.grain_ids_affected.join(', ')}`);
   for (const c of entry.changes ?? []) console.log(`  ${c.grain_id} ${describeChange(c)}`);
 }
 console.log('Next: review dataset/changelog.yaml, run npm run build, then commit dataset/ (covered/ included).');

@@ -259,7 +259,10 @@ describe('build', () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     const one = await buildSite(dir);
     writeFileSync(join(dir, 'grains/TEST.yaml'), baseGrain().replace('[0.04, 0.04, 0.10]', '[0.04, 0.04, 0.1]'));
-    assert.ok(draftChangelog(dir, { summary: 'T Feed ergot printed 0.1.', effectiveDate: '2026-11-24', now }).ok);
+    assert.ok(
+      draftChangelog(dir, { summary: 'T Feed ergot printed 0.1.', effectiveDate: '2026-11-24', now, correction: true })
+        .ok,
+    );
     const two = await buildSite(dir);
     assert.ok(one.ok && two.ok);
     assert.notEqual(one.site.manifest.build_id, two.site.manifest.build_id);
@@ -392,6 +395,7 @@ describe('changelog order', () => {
     grain_ids_affected: ['TEST'],
     summary: id,
     changes: null,
+    correction: false,
   });
   const cases: [string, ChangelogEntry[], string[]][] = [
     [

@@ -22,8 +22,10 @@ import { root } from './helpers/gateway.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
 
 const now = new Date('2026-11-24T08:00:00Z');
+// The fixtures' tables are of crop year 2025/26, which ended on 2026-07-31: a printed number of one
+// changed now corrects that year's table, and says so (docs/dataset-editing.md, Crop years).
 const draft = (dir: string, summary = 'Ergot at No. 1 T is now 0.03%.') =>
-  draftChangelog(dir, { summary, effectiveDate: '2026-11-24', now });
+  draftChangelog(dir, { summary, effectiveDate: '2026-11-24', now, correction: true });
 const edit = (dir: string, id: string, from: string, to: string) => {
   const file = join(dir, 'grains', `${id}.yaml`);
   const text = readFileSync(file, 'utf8');
@@ -113,6 +115,30 @@ describe('the build refuses an unlogged change', () => {
     assert.ok(again.ok && again.live === null, 'a site with no live build refuses nothing');
   });
 
+  it('refuses a correction not marked as one, and a mark on what is no correction', async () => {
+    const dir = writeDataset({ grains: { TEST: baseGrain() } });
+    edit(dir, 'TEST', ...ERGOT);
+    assert.ok(draft(dir).ok);
+    const file = join(dir, 'changelog.yaml');
+    const marked = readFileSync(file, 'utf8');
+    assert.ok(marked.includes('    correction: true\n'));
+    writeFileSync(file, marked.replace('    correction: true\n', ''));
+    const unmarked = await buildSite(dir);
+    assert.ok(!unmarked.ok);
+    assert.match(
+      unmarked.errors.map((e) => `${e.field}: ${e.message}`).join('\n'),
+      /effective_date: changes what the 2025\/26 table prints after that crop year ended \(2026-07-31\) and is not/,
+    );
+    writeFileSync(file, marked.replace(/( {4}summary: First publication\.\n)/, '$1    correction: true\n'));
+    const wrong = await buildSite(dir);
+    assert.ok(!wrong.ok);
+    const messages = wrong.errors.map((e) => e.message).join('\n');
+    assert.match(messages, /"first" was edited/);
+    assert.match(messages, /is marked as a correction, but it changes no printed number or label/);
+    writeFileSync(file, marked);
+    assert.ok((await buildSite(dir)).ok);
+  });
+
   it('an entry already published cannot cover a later change', async () => {
     const dir = writeDataset({ grains: { TEST: baseGrain() } });
     edit(dir, 'TEST', ...ERGOT);
@@ -175,9 +201,17 @@ describe('npm run changelog', () => {
     const dir = writeDataset({ grains: { AAA: baseGrain('AAA'), BBB: baseGrain('BBB') } });
     edit(dir, 'BBB', 'thresholds: [0.5, 1.0,', 'thresholds: [0.5, 0.9,');
     edit(dir, 'BBB', 'factor_label: Stones', 'factor_label: Stones and gravel');
-    const run = cli('changelog', ['--dataset', dir, '--summary', 'BBB: two cells.', '--effective-date', '2026-12-01']);
+    const args = ['--dataset', dir, '--summary', 'BBB: two cells.', '--effective-date', '2026-11-20'];
+    const edited = tree(dir);
+    const refused = cli('changelog', args);
+    assert.equal(refused.status, 1, refused.stdout);
+    assert.deepEqual(tree(dir), edited, 'a refusal writes nothing');
+    assert.match(refused.stderr, /crop year 2025\/26 ended on 2026-07-31/);
+    assert.match(refused.stderr, /run again with --correction/);
+    assert.match(refused.stderr, /npm run import/);
+    const run = cli('changelog', [...args, '--correction']);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /appended 2026-12-01-bbb-two-cells \(crop year 2025\/26\): BBB/);
+    assert.match(run.stdout, /appended 2026-11-20-bbb-two-cells \(correction to the 2025\/26 table\): BBB/);
     const r = await buildSite(dir);
     assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
     const entry = r.dataset.changelog.at(-1)!;
@@ -185,9 +219,10 @@ describe('npm run changelog', () => {
     assert.deepEqual(
       { ...entry, created_at: 'now' },
       {
-        id: '2026-12-01-bbb-two-cells',
+        id: '2026-11-20-bbb-two-cells',
         crop_year: '2025/26',
-        effective_date: '2026-12-01',
+        effective_date: '2026-11-20',
+        correction: true,
         grain_ids_affected: ['BBB'],
         summary: 'BBB: two cells.',
         created_at: 'now',
@@ -230,6 +265,24 @@ describe('npm run changelog', () => {
     assert.ok(validate(published), JSON.stringify(validate.errors));
   });
 
+  it('a class added, or a field no table prints, after its crop year ended is no correction', async () => {
+    const dir = writeDataset({ grains: { AAA: baseGrain('AAA') } });
+    writeFileSync(join(dir, 'grains', 'BBB.yaml'), baseGrain('BBB'));
+    writeFileSync(join(dir, 'index.yaml'), 'grains: [AAA, BBB]\n');
+    const asked = draftChangelog(dir, { summary: 'BBB added.', effectiveDate: '2026-11-24', now, correction: true });
+    assert.ok(
+      !asked.ok &&
+        /^--correction is for an entry that changes what a finished crop year's table prints/.test(asked.reason),
+    );
+    const added = draftChangelog(dir, { summary: 'BBB added.', effectiveDate: '2026-11-24', now });
+    assert.ok(added.ok, added.ok ? '' : added.reason);
+    assert.equal(added.entries[0]!.correction, undefined);
+    edit(dir, 'AAA', 'effective_crop_year: 2025/26', 'effective_crop_year: 2025/26\nnotes: [A note.]');
+    const note = draftChangelog(dir, { summary: 'A note.', effectiveDate: '2026-11-24', now });
+    assert.ok(note.ok, note.ok ? '' : note.reason);
+    assert.ok((await buildSite(dir)).ok);
+  });
+
   it('writes one entry per crop year of the records it names', async () => {
     const other = baseGrain('NEW')
       .replace('effective_crop_year: 2025/26', 'effective_crop_year: 2026/27')
@@ -240,10 +293,10 @@ describe('npm run changelog', () => {
     const r = draft(dir, 'Ergot at No. 1 is now 0.03%.');
     assert.ok(r.ok);
     assert.deepEqual(
-      r.entries.map((e) => [e.id, e.crop_year, e.grain_ids_affected]),
+      r.entries.map((e) => [e.id, e.crop_year, e.grain_ids_affected, e.correction ?? false]),
       [
-        ['2026-11-24-ergot-at-no-1-is-now-2026-27', '2026/27', ['NEW']],
-        ['2026-11-24-ergot-at-no-1-is-now-2025-26', '2025/26', ['OLD']],
+        ['2026-11-24-ergot-at-no-1-is-now-2026-27', '2026/27', ['NEW'], false],
+        ['2026-11-24-ergot-at-no-1-is-now-2025-26', '2025/26', ['OLD'], true],
       ],
     );
     assert.ok((await buildSite(dir)).ok);
@@ -290,7 +343,7 @@ describe('npm run changelog', () => {
     assert.match(again.stderr, /exists already/);
   });
 
-  it("the real dataset: No. 1 CWRS's ergot changed is refused, then drafted, then published", async () => {
+  it("the real dataset: No. 1 CWRS's ergot changed is refused, drafted as a correction, published", async () => {
     const copy = tempDir('real-copy');
     cpSync(join(root, 'dataset'), copy, { recursive: true });
     edit(copy, 'CWRS', 'thresholds: [0.04, 0.04, 0.04, 0.10]', 'thresholds: [0.03, 0.04, 0.04, 0.10]');
@@ -302,15 +355,47 @@ describe('npm run changelog', () => {
         changes: [{ grain_id: 'CWRS', factor_id: 'ergot', grade: 'No. 1 CWRS', field: 'value', from: 0.04, to: 0.03 }],
       },
     ]);
-    // dated after the real dataset's newest entry, so the build names it as its version
-    const r = draftChangelog(copy, { summary: "No. 1 CWRS's ergot limit is 0.03%.", effectiveDate: '2099-01-01', now });
-    assert.ok(r.ok);
-    assert.deepEqual(
-      r.entries.map((e) => [e.crop_year, e.grain_ids_affected]),
-      [['2025/26', ['CWRS']]],
+    // the docs' example (docs/dataset-editing.md): CWRS's table is of 2025/26, which had ended
+    const today = new Date('2026-11-29T08:00:00Z');
+    const opts = { summary: "No. 1 CWRS's ergot limit is now 0.03%.", effectiveDate: '2026-11-29', now: today };
+    const before = tree(copy);
+    const guessed = draftChangelog(copy, opts);
+    assert.ok(!guessed.ok);
+    assert.match(
+      guessed.reason,
+      /^CWRS: crop year 2025\/26 ended on 2026-07-31, and this changes what its table prints/,
     );
-    const built = await buildSite(copy);
-    assert.ok(built.ok);
+    assert.match(guessed.reason, /run again with --correction/);
+    assert.match(guessed.reason, /import its page with npm run import/);
+    const later = draftChangelog(copy, { ...opts, effectiveDate: '2026-12-01' });
+    assert.ok(!later.ok && /2026-12-01 is after today \(2026-11-29\)/.test(later.reason));
+    assert.deepEqual(tree(copy), before, 'nothing written');
+
+    const r = draftChangelog(copy, { ...opts, correction: true });
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.deepEqual(
+      r.entries.map((e) => [e.crop_year, e.grain_ids_affected, e.correction]),
+      [['2025/26', ['CWRS'], true]],
+    );
+    assert.match(readFileSync(join(copy, 'changelog.yaml'), 'utf8'), /\n {4}correction: true\n/);
+    const built = await buildSite(copy, { now: today });
+    assert.ok(built.ok, built.ok ? '' : JSON.stringify(built.errors));
     assert.equal(built.site.manifest.dataset_version, r.entries[0]!.id);
+    const body = (route: string) =>
+      built.site.files.get(built.site.manifest.bodies[built.site.manifest.routes[route]!]!.identity.file)!.toString();
+    const entries = JSON.parse(body(changelogKey(null, 20))).entries as { id: string; correction: boolean }[];
+    assert.deepEqual(
+      entries.map((e) => e.correction),
+      entries.map((e) => e.id === r.entries[0]!.id),
+      'only the correction is marked',
+    );
+    const mark = /Correction to the 2025\/26 table<\/strong>, published <time datetime="2026-11-29">2026-11-29<\/time>/;
+    assert.match(body('/tables/CWRS'), mark);
+    assert.match(body('/tables/'), /2026-11-29<\/time> <span class="note">\(Correction to the 2025\/26 table\)/);
+    assert.match(body('/tables/changes.atom'), /Correction to the 2025\/26 table, published 2026-11-29\./);
+    // the build runs on a day: the entry is refused the day before it takes effect
+    const early = await buildSite(copy, { now: new Date('2026-11-28T23:59:59Z') });
+    assert.ok(!early.ok);
+    assert.match(early.errors.map((e) => e.message).join('\n'), /2026-11-29 is after today \(2026-11-28\)/);
   });
 });

@@ -5,11 +5,14 @@
 // whose entry changed a printed number: the feed links the marked cell. And what tells a printed
 // number from the API's fields (class-changes.ts), row by row.
 import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import FeedParser from 'feedparser';
 import { draftChangelog } from '../build/changelog/files.ts';
-import { printsNumber } from '../build/pages/class-changes.ts';
+import { printsNumber } from '../build/changelog/printed.ts';
+import { firstSentence } from '../build/pages/changes-feed.ts';
 import { publishSite } from '../build/publish/publish.ts';
 import type { Change } from '../build/types.ts';
 import { buildSite } from './helpers/build.ts';
@@ -166,6 +169,7 @@ describe('the changes feed of a change to a printed number', () => {
     const { items } = await readFeed(url, (await get(t.url, FEED)).text());
     const item = items.find((i) => i.summary.includes('ergot limit is 0.03%'));
     assert.ok(item, 'the new entry is in the feed');
+    assert.equal(item.title, NEW_YEAR_SUMMARY, 'the whole first sentence, "No." and all');
     assert.equal(item.link, new URL('/tables/CWRS#c-ergot-0', url).href, 'its link is the changed cell');
     assert.deepEqual(item.categories, ['CWRS', '2026/27']);
     assert.match(
@@ -199,6 +203,59 @@ describe('the changes feed of a change to a printed number', () => {
     assert.ok(feed.startsWith('<feed xmlns="http://www.w3.org/2005/Atom"'));
     assert.ok(!/&(?!amp;|lt;|gt;|quot;|#39;)/.test(feed), 'no bare ampersand');
   });
+});
+
+describe("the changes feed of a correction to a finished crop year's table", () => {
+  let t: TestGateway;
+  before(async () => {
+    // the docs' example (docs/dataset-editing.md): CWRS's 2025/26 table, whose year had ended, corrected
+    const dataset = join(tempDir('feed-correction'), 'dataset');
+    cpSync(join(root, 'dataset'), dataset, { recursive: true });
+    const file = join(dataset, 'grains/CWRS.yaml');
+    const yaml = readFileSync(file, 'utf8');
+    const edited = yaml.replace('thresholds: [0.04, 0.04, 0.04, 0.10]', 'thresholds: [0.03, 0.04, 0.04, 0.10]');
+    assert.notEqual(edited, yaml);
+    writeFileSync(file, edited);
+    const now = new Date('2026-11-29T08:00:00Z');
+    const summary = "No. 1 CWRS's ergot limit is now 0.03%. The 2025/26 page printed 0.03; the dataset had 0.04.";
+    const draft = draftChangelog(dataset, { summary, effectiveDate: '2026-11-29', now, correction: true });
+    assert.ok(draft.ok, draft.ok ? '' : draft.reason);
+    const r = await buildSite(dataset, { now });
+    assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
+    const siteDir = tempDir('feed-correction-site');
+    publishSite(siteDir, r.site);
+    t = await startTestGateway({ SITE_DIR: siteDir });
+  });
+  after(() => t?.close());
+
+  it('titles it with the whole first sentence, "No." kept, and says it is a correction and when', async () => {
+    const url = `${t.url}${FEED}`;
+    const { items } = await readFeed(url, (await get(t.url, FEED)).text());
+    const item = items[0]!;
+    assert.equal(item.title, "No. 1 CWRS's ergot limit is now 0.03%.");
+    assert.deepEqual(item.categories, ['CWRS', '2025/26', 'correction']);
+    assert.ok(item.description.includes('Correction to the 2025/26 table, published 2026-11-29.'), item.description);
+    assert.equal(item.link, new URL('/tables/CWRS#c-ergot-0', url).href);
+    const older = items.slice(1).map((i) => i.description);
+    assert.ok(
+      older.every((d) => !d.includes('Correction to')),
+      'no other entry is called a correction',
+    );
+  });
+});
+
+describe("a feed entry's title: the summary's first sentence (changes-feed.ts)", () => {
+  const cases: [summary: string, title: string][] = [
+    ["No. 1 CWRS's ergot limit is now 0.03%.", "No. 1 CWRS's ergot limit is now 0.03%."],
+    ["No. 1 CWRS's ergot limit is now 0.03%. No. 2 is unchanged.", "No. 1 CWRS's ergot limit is now 0.03%."],
+    ['Some limits changed, e.g. ergot at No. 2 CWAD. More follows.', 'Some limits changed, e.g. ergot at No. 2 CWAD.'],
+    ['Notes revised (i.e. the footnotes). Numbers unchanged.', 'Notes revised (i.e. the footnotes).'],
+    ['A limit of 0.5% now.', 'A limit of 0.5% now.'],
+    ['No full stop at all', 'No full stop at all'],
+  ];
+  for (const [summary, title] of cases) {
+    it(JSON.stringify(summary), () => assert.equal(firstSentence(summary), title));
+  }
 });
 
 describe('a printed number or the API fields (class-changes.ts)', () => {

@@ -169,13 +169,18 @@ describe('the client package', () => {
     assert.deepEqual(JSON.parse(viaCli.stdout), grade(record, sample));
   });
 
-  it("runs its README's example in a strict TypeScript consumer, which a missing field or code fails", async () => {
+  it('compiles every TypeScript block of its README strictly, a wrong field failing, and runs the first', async () => {
     const readme = readFileSync(join(root, 'build/client/README.md'), 'utf8');
-    const example = /```ts\n([\s\S]*?)```/.exec(readme)![1]!;
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    assert.ok(blocks.length >= 2, `${blocks.length} TypeScript blocks`);
+    // a reader copies the blocks: none tells the compiler "trust me" with a non-null assertion
+    for (const block of blocks) assert.doesNotMatch(block, /[\w)\]]!(?!=)/, block);
+    const [example, ...others] = blocks as [string, ...string[]];
     const dir = join(consumer, 'ts');
     mkdirSync(dir);
-    // the README's example as a new user would run it, against this gateway
+    // the README's example as a new user would run it, against this gateway; the other blocks compiled
     writeFileSync(join(dir, 'example.ts'), example.replaceAll('https://<the service>', t.url));
+    for (const [i, block] of others.entries()) writeFileSync(join(dir, `readme-${i + 2}.ts`), block);
     const tsconfig = {
       compilerOptions: {
         strict: true,

@@ -141,6 +141,7 @@ describe('changelog', () => {
         'summary',
         'created_at',
         'changes',
+        'correction',
       ]);
     });
   }

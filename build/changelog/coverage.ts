@@ -8,10 +8,16 @@ import { yearSlug } from '../validate/crop-years.ts';
 
 const GENERATED = 'Written by npm run changelog; do not edit (docs/dataset-editing.md).';
 
-export const entryDigest = (e: SourceEntry) =>
-  createHash('sha256')
-    .update(JSON.stringify(publishedEntry(e)))
+/**
+ * An entry's digest, as covered/ records it: of the entry as published, `correction` left out where
+ * it is false, so the entries recorded before the field keep their digests (they are append-only).
+ */
+export function entryDigest(e: SourceEntry): string {
+  const { correction, ...published } = publishedEntry(e);
+  return createHash('sha256')
+    .update(JSON.stringify(correction ? { ...published, correction } : published))
     .digest('hex');
+}
 
 /** The folder's files as text: deterministic, one line per field, so a review reads the diff. */
 export function coverageFiles(coverage: Coverage): Map<string, string> {

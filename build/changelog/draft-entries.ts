@@ -10,6 +10,7 @@ import type { Change, SourceEntry } from '../types.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { entryDigest } from './coverage.ts';
 import type { Unlogged } from './guard.ts';
+import { correctsTable } from './printed.ts';
 
 export interface DraftOptions {
   /** The editor's sentence; may be left out where every change is a re-check (recheckSentence). */
@@ -17,6 +18,8 @@ export interface DraftOptions {
   /** YYYY-MM-DD */
   effectiveDate: string;
   now: Date;
+  /** The editor said the entry corrects a finished crop year's table (`--correction`): marked where it does. */
+  correction?: boolean;
 }
 
 const seconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
@@ -50,6 +53,9 @@ export function draftEntries(
     const summary = [opts.summary, recheckSentence(named.filter(isRecheck), year)].filter(Boolean).join(' ');
     const suffix = byYear.size > 1 ? `-${year.replace('/', '-')}` : '';
     const id = fresh(`${opts.effectiveDate}-${slug(summary, { separator: '-', words: 6 }) || 'update'}${suffix}`);
+    const changes = named.flatMap((u) => u.changes) as Change[];
+    const corrects =
+      opts.correction === true && correctsTable({ crop_year: year, effective_date: opts.effectiveDate, changes });
     entries.push({
       id,
       crop_year: year,
@@ -57,7 +63,8 @@ export function draftEntries(
       grain_ids_affected: named.map((u) => u.grain_id),
       summary,
       created_at: seconds(opts.now),
-      changes: named.flatMap((u) => u.changes) as Change[],
+      ...(corrects ? { correction: true as const } : {}),
+      changes,
     });
     for (const u of named) {
       const g = after.get(u.grain_id);

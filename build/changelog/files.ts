@@ -13,8 +13,10 @@ import type { SourceEntry } from '../types.ts';
 import { createSchemaChecks } from '../validate/schema-errors.ts';
 import { validateDataset } from '../validate/validate.ts';
 import { coverageFiles } from './coverage.ts';
+import { describeChange } from './diff.ts';
 import { baselineCoverage, type DraftOptions, draftEntries, entriesYaml, isRecheck } from './draft-entries.ts';
 import { entryErrors, unloggedChanges } from './guard.ts';
+import { correctionRefusal } from './printed.ts';
 
 /** changelog.yaml with the entries appended, checked to read back as the old entries and the new. */
 function appendedChangelog(root: string, entries: SourceEntry[]): string {
@@ -79,7 +81,16 @@ export function draftChangelog(
     const changed = unlogged.filter((u) => !isRecheck(u)).map((u) => u.grain_id);
     return { ok: false, reason: `--summary is required: ${changed.join(', ')} changed beyond a re-check`, errors };
   }
+  const today = opts.now.toISOString().slice(0, 10);
+  if (opts.effectiveDate > today) {
+    const reason =
+      `the effective date ${opts.effectiveDate} is after today (${today}): an entry says what has happened, and ` +
+      'the build refuses one dated later; draft it on the day the change takes effect';
+    return { ok: false, reason, errors };
+  }
   const draft = draftEntries(dataset, loaded.coverage, unlogged, opts);
+  const refused = correctionRefusal(draft.entries, opts.correction === true, describeChange);
+  if (refused) return { ok: false, reason: refused, errors };
   let changelog: string;
   try {
     changelog = appendedChangelog(root, draft.entries);

@@ -8,11 +8,12 @@ import { publishedJson } from '../compile/published.ts';
 import { COVERED_DIR, type Coverage, ENTRIES_FILE, type RecordJson } from '../load/covered.ts';
 import { type DatasetError, datasetError } from '../load/dataset-error.ts';
 import { errorAt, type LoadedDataset, type LoadedFile, type Path } from '../load/load.ts';
-import type { Change } from '../types.ts';
+import type { Change, SourceEntry } from '../types.ts';
 import { entryYearProblems } from '../validate/crop-years.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { entryDigest } from './coverage.ts';
 import { describeChange, diffRecords } from './diff.ts';
+import { correctsTable, cropYearEnd } from './printed.ts';
 
 export interface Unlogged {
   grain_id: string;
@@ -135,6 +136,8 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
     for (const problem of entryYearProblems(e, current, (id) => coveredYear(e.id, id))) {
       at(loaded.changelog, ['entries', i, 'crop_year'], `${problem}: an entry's crop year is its records'`);
     }
+    const problem = correctionProblem(e);
+    if (problem) at(loaded.changelog, ['entries', i, e.correction ? 'correction' : 'effective_date'], problem);
   }
   for (const [id, c] of coverage.records) {
     const entry = dataset.changelog.find((e) => e.id === c.covered_by);
@@ -144,6 +147,39 @@ export function entryErrors(loaded: LoadedDataset, dataset: Dataset, coverage: C
     }
   }
   return errors;
+}
+
+/**
+ * Why an entry is not marked as what it is: one that rewrites a finished crop year's printed table
+ * is a correction and says so; one marked a correction is one (docs/dataset-editing.md, Crop years).
+ */
+function correctionProblem(e: SourceEntry): string | null {
+  const corrects = correctsTable(e);
+  if (corrects === (e.correction === true)) return null;
+  return corrects
+    ? `changes what the ${e.crop_year} table prints after that crop year ended (${cropYearEnd(e.crop_year)}) ` +
+        'and is not marked as a correction: remove it and draft it again with npm run changelog -- --correction'
+    : 'is marked as a correction, but it changes no printed number or label of a crop year that had ended: ' +
+        'remove it and draft it again without --correction';
+}
+
+/**
+ * The entries dated after `today` (YYYY-MM-DD, the build's clock): no page speaks of a change that
+ * has not happened (docs/dataset-editing.md, Every change has an entry).
+ */
+export function futureEntryErrors(loaded: LoadedDataset, dataset: Dataset, today: string): DatasetError[] {
+  return dataset.changelog.flatMap((e, i) =>
+    e.effective_date > today
+      ? [
+          errorAt(
+            loaded.changelog,
+            ['entries', i, 'effective_date'],
+            `${e.effective_date} is after today (${today}): nothing is published about a change before it ` +
+              'happens; build on that day, or remove the entry and draft it dated today',
+          ),
+        ]
+      : [],
+  );
 }
 
 /** Where a change stands in the editor's file: its cell, its factor, or its field. */

@@ -19,4 +19,5 @@ export const publishedEntry = (e: SourceEntry): ChangelogEntry => ({
   summary: e.summary,
   created_at: e.created_at,
   changes: e.changes ?? null,
+  correction: e.correction === true,
 });

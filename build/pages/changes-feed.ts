@@ -5,6 +5,7 @@
 // clock, so one dataset always gives the same bytes. Each entry says its summary, crop year,
 // effective date and classes, and links each class's table page, at the changed cell where it can.
 import { createHash } from 'node:crypto';
+import { correctionTitle } from '../changelog/printed.ts';
 import { changelogOrder } from '../compile/compile.ts';
 import { BODY_TYPES, escapeHtml, ROUTES, tableKey } from '../site-format.ts';
 import type { Change, CompiledRecord, SourceEntry } from '../types.ts';
@@ -37,9 +38,27 @@ function feedId(name: string): string {
 const xml = escapeHtml;
 
 const TITLE_CHARS = 100;
-/** An entry's title: its summary's first sentence, cut at a word past TITLE_CHARS (the whole is its summary). */
+/**
+ * Words whose full stop ends no sentence: every grade name has "No.", and summaries say "e.g.".
+ * Compared without case, as written before the stop.
+ */
+const ABBREVIATIONS: ReadonlySet<string> = new Set(['no', 'nos', 'e.g', 'i.e', 'vs', 'approx', 'incl', 'cf', 'st']);
+
+/** The summary's first sentence: up to the first full stop before a space (or the end) that ends no abbreviation. */
+export function firstSentence(summary: string): string {
+  for (const stop of summary.matchAll(/\.(?=\s|$)/g)) {
+    const word = /[^\s(]*$/.exec(summary.slice(0, stop.index))![0].toLowerCase();
+    if (!ABBREVIATIONS.has(word)) return summary.slice(0, stop.index + 1);
+  }
+  return summary;
+}
+
+/**
+ * An entry's title: its summary's first sentence, cut at a word past TITLE_CHARS (the whole is its
+ * summary). A correction says so in its content and a category: its title stays the editor's sentence.
+ */
 function titleOf(summary: string): string {
-  const sentence = /^.*?\.(?=\s|$)/s.exec(summary)?.[0] ?? summary;
+  const sentence = firstSentence(summary);
   if (sentence.length <= TITLE_CHARS) return sentence;
   return `${sentence.slice(0, sentence.lastIndexOf(' ', TITLE_CHARS))}…`;
 }
@@ -79,7 +98,11 @@ function entryXml(ds: Dataset, entry: SourceEntry): string {
   const linked = (c: { href: string; label: string }, i: number) =>
     html`${i ? ', ' : ''}<a href="${c.href}">${c.label}</a>`;
   const content = html`<p>${entry.summary}</p>
-<p>Crop year ${entry.crop_year}, in effect from ${entry.effective_date}. Changelog entry <code>${entry.id}</code>.</p>
+<p>${
+    entry.correction
+      ? `${correctionTitle(entry.crop_year)}, published ${entry.effective_date}.`
+      : `Crop year ${entry.crop_year}, in effect from ${entry.effective_date}.`
+  } Changelog entry <code>${entry.id}</code>.</p>
 <ul>
 ${parts.map(
   (p) =>
@@ -98,6 +121,7 @@ ${parts.map(
     ...parts.map((p) => `<link rel="related" type="text/html" title="${xml(p.g.grain_id)}" href="${xml(p.href)}"/>`),
     ...parts.map((p) => `<category term="${xml(p.g.grain_id)}" label="${xml(p.g.grain_name)}"/>`),
     `<category term="${xml(entry.crop_year)}" label="Crop year ${xml(entry.crop_year)}"/>`,
+    ...(entry.correction ? [`<category term="correction" label="${xml(correctionTitle(entry.crop_year))}"/>`] : []),
     `<summary type="text">${xml(entry.summary)}</summary>`,
     `<content type="html">${xml(content.text)}</content>`,
     `</entry>`,

@@ -3,27 +3,10 @@
 // table, a row of them, the whole table) or only the API's fields (crop_years, the grading
 // fields, a threshold's `partial`), which leave every printed number as it was. The tables
 // index, the table pages and the changes feed read it; none of them decides it on its own.
+
+import { printsNumber } from '../changelog/printed.ts';
 import { changelogOrder } from '../compile/compile.ts';
 import type { Change, SourceEntry } from '../types.ts';
-
-/** A threshold's fields its cell prints (table-cells.ts, cellText); `partial` is the API's alone. */
-const PRINTED_CELL_FIELDS: ReadonlySet<string> = new Set([
-  'value',
-  'value_type',
-  'value_alt',
-  'decimals',
-  'threshold_note',
-]);
-
-/**
- * Whether a change alters a number the table prints: a grade's cell (whole, or a field it prints),
- * a factor's fall-through cell, a whole factor's row added or removed, or a whole class.
- */
-export function printsNumber(c: Change): boolean {
-  if (c.factor_id === null) return c.field === null && c.grade === null;
-  if (c.grade === null) return c.field === null || c.field === 'fallthrough';
-  return c.field === null || PRINTED_CELL_FIELDS.has(c.field);
-}
 
 /** Whether a change names a cell of the table (a grade's, or the fall-through): one a page can mark. */
 export const namesCell = (c: Change) =>

@@ -67,8 +67,10 @@ ${rows}</tbody>
 <ul>
 <li>Send your key in the <code>${API_KEY_HEADER}</code> header (below); each key may make
 ${SLOTS.rate_limit_per_hour} requests an hour.</li>
-<li>Sync by polling <code>GET ${ROUTES.changelog.path}</code>, and send <code>If-None-Match</code> with the ETag
-you have: a 304 costs nothing.</li>
+<li>Sync by polling <code>GET ${ROUTES.snapshot.path}</code> (every record and the whole changelog in one body)
+with the ETag you hold in <code>If-None-Match</code>: a 304 while nothing changed costs nothing, a rollback
+included. The client package's <code>grain-tables sync</code> does this (<a href="${ROUTES.docs.path}">API
+reference</a>).</li>
 <li>On a 429, wait the seconds in <code>Retry-After</code>.</li>
 </ul>
 <pre tabindex="0" aria-label="Example request"><code>curl -H "${API_KEY_HEADER}: $GRAIN_API_KEY" '<span

@@ -3,6 +3,7 @@
 // that year to its printed numbers and told apart from a newer change to the API's fields alone
 // (class-changes.ts); and the changes feed they advertise. The gateway serves them as they are.
 
+import { correctionTitle } from '../changelog/printed.ts';
 import { ROUTES, tableKey } from '../site-format.ts';
 import type { CompiledRecord, SourceEntry } from '../types.ts';
 import { yearsOf } from '../validate/crop-years.ts';
@@ -26,12 +27,15 @@ function marksOf(entries: SourceEntry[], grainId: string, year: string): TableMa
   const link = `${ROUTES.changelog.path}?grain_id=${grainId}`;
   const cite = (e: SourceEntry) =>
     html`(changelog entry <a href="${link}"><code>${e.id}</code></a>, read with an API key)`;
-  const intro = numbers
-    ? html`<strong>Printed numbers</strong> last changed on ${when(numbers.entry)}: ${numbers.entry.summary}
+  const intro = numbers?.entry.correction
+    ? html`<strong>${correctionTitle(numbers.entry.crop_year)}</strong>, published ${when(numbers.entry)}: \
+${numbers.entry.summary} ${cite(numbers.entry)}.`
+    : numbers
+      ? html`<strong>Printed numbers</strong> last changed on ${when(numbers.entry)}: ${numbers.entry.summary}
 ${cite(numbers.entry)}.`
-    : html`<strong>Printed numbers:</strong> no change in crop year ${year}${
-        published && html`; the class was first published on ${when(published)}`
-      }.`;
+      : html`<strong>Printed numbers:</strong> no change in crop year ${year}${
+          published && html`; the class was first published on ${when(published)}`
+        }.`;
   const names = fields && [...new Set(fields.changes.map((c) => c.field ?? c.factor_id ?? 'the record'))];
   const fieldsLine =
     fields &&

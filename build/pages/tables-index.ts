@@ -2,6 +2,7 @@
 // dates the tables were last checked against the Commission's pages, as a range where they differ,
 // and when each class's printed numbers last changed (class-changes.ts), which a change to the
 // API's fields alone does not move.
+import { correctionTitle } from '../changelog/printed.ts';
 import type { CompiledRecord, SourceEntry } from '../types.ts';
 import { classChanges } from './class-changes.ts';
 import { type Html, html } from './html.ts';
@@ -13,7 +14,8 @@ function numbersChanged(changelog: readonly SourceEntry[], grainId: string): Htm
   const entry = numbers?.entry ?? published;
   if (!entry) return html`unknown`;
   const day = html`<time datetime="${entry.effective_date}">${entry.effective_date}</time>`;
-  return numbers ? day : html`${day} <span class="note">(first published)</span>`;
+  if (!numbers) return html`${day} <span class="note">(first published)</span>`;
+  return entry.correction ? html`${day} <span class="note">(${correctionTitle(entry.crop_year)})</span>` : day;
 }
 
 /** The days the records were last checked, earliest and latest: "on D" or "between D1 and D2". */

@@ -218,6 +218,12 @@ const ChangelogEntry = exact({
     items: ChangelogChange,
     description: 'every published value the entry changed; null for entries made before changes were recorded',
   },
+  correction: {
+    type: 'boolean',
+    description:
+      "true when the entry corrects its crop_year's table after that crop year ended (its effective_date lies " +
+      'after 31 July of its second year): a printed number or label of that year was wrong; false otherwise',
+  },
 });
 
 const Changelog = exact({

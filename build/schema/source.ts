@@ -204,6 +204,12 @@ export const changelogFileSchema = {
           grain_ids_affected: { type: 'array', minItems: 1, items: grainId },
           summary: text,
           created_at: timestamp,
+          correction: {
+            const: true,
+            description:
+              "written by npm run changelog -- --correction: the entry corrects its crop year's table after that " +
+              'year ended (absent otherwise)',
+          },
           changes: {
             type: 'array',
             description: 'written by npm run changelog: every published value the entry changed',

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { parseDocument, type YAMLSeq } from 'yaml';
 import { coverageFiles } from '../../build/changelog/coverage.ts';
 import { draftEntries, entriesYaml } from '../../build/changelog/draft-entries.ts';
-import { draftChangelog } from '../../build/changelog/files.ts';
+import { draftChangelog, startCoverage } from '../../build/changelog/files.ts';
 import { unloggedChanges } from '../../build/changelog/guard.ts';
 import { COVERED_DIR, PAST_DIR } from '../../build/load/covered.ts';
 import { loadDataset } from '../../build/load/load.ts';
@@ -165,8 +165,50 @@ function draftSteps(dir: string, shape: GrowthShape, at: (notBefore?: number) =>
   );
 }
 
-function draftDataset(root: string, dir: string, shape: GrowthShape) {
+/** A crop year `years` earlier: 2025/26 → 2005/06 for 20. */
+const earlier = (year: string, years: number) => {
+  const start = Number(year.slice(0, 4)) - years;
+  return `${start}/${String((start + 1) % 100).padStart(2, '0')}`;
+};
+
+/**
+ * The copied real dataset moved `years` crop years back, every date and crop year alike, and its
+ * coverage started afresh on it: so that the archive's last crop year is one that has begun, and
+ * every entry drafted after it is dated in the past, as the build requires (no entry dated after
+ * the day it runs). The entries' recorded `changes` stay as written: nothing checks their values.
+ */
+function moveBack(dir: string, years: number) {
+  const day = (text: string) => text.replace(/^(\d{4})/, (y) => String(Number(y) - years));
+  const move = (file: string, rules: [RegExp, (m: string) => string][]) => {
+    let text = readFileSync(file, 'utf8');
+    for (const [pattern, to] of rules) text = text.replace(pattern, to);
+    writeFileSync(file, text);
+  };
+  const cropYear = (line: string) => line.replace(/\d{4}\/\d{2}$/, (y) => earlier(y, years));
+  const date = (line: string) => line.replace(/\d{4}-\d{2}-\d{2}/, (d) => day(d));
+  for (const name of readdirSync(join(dir, 'grains'))) {
+    move(join(dir, 'grains', name), [
+      [/^effective_crop_year: .*$/m, cropYear],
+      [/^last_scraped: .*$/m, date],
+    ]);
+  }
+  move(join(dir, 'changelog.yaml'), [
+    [/^ {4}crop_year: .*$/gm, cropYear],
+    [/^ {4}(effective_date|created_at): .*$/gm, date],
+  ]);
+  rmSync(join(dir, COVERED_DIR), { recursive: true });
+  const refused = startCoverage(dir);
+  if (refused) throw new Error(`the real dataset moved back ${years} years does not start its coverage: ${refused}`);
+}
+
+function draftDataset(root: string, dir: string, shape: GrowthShape, today: Date) {
   cpSync(join(root, 'dataset'), dir, { recursive: true });
+  const grains = readdirSync(join(dir, 'grains')).map((f) => readFileSync(join(dir, 'grains', f), 'utf8'));
+  const oldest = Math.min(...grains.map((t) => Number(/^effective_crop_year: (\d{4})/m.exec(t)![1])));
+  // the last crop year the archive moves every class into has begun before the crop year of today
+  const lastAllowed = Number(cropYearOf(today.toISOString()).slice(0, 4)) - 1;
+  const back = Math.max(0, oldest + shape.years - 1 - lastAllowed);
+  if (back > 0) moveBack(dir, back);
   const realClasses = (yamlOf(join(dir, 'index.yaml')).toJS() as { grains: string[] }).grains.length;
   const real = (yamlOf(join(dir, 'changelog.yaml')).toJS() as { entries: { created_at: string }[] }).entries;
   // every step is dated after the one before, the first after the real entries: the changelog's order is its dates'
@@ -191,7 +233,7 @@ export function growthDataset(root: string, dir: string, shape: GrowthShape, log
     const making = `${kept}.making`;
     rmSync(making, { recursive: true, force: true });
     mkdirSync(join(root, CACHE), { recursive: true });
-    draftDataset(root, making, shape);
+    draftDataset(root, making, shape, new Date());
     renameSync(making, kept);
   }
   cpSync(kept, dir, { recursive: true });

@@ -20,7 +20,7 @@ let kit: build.BuildKit | undefined;
 export const testChecks = () => (checks ??= createSchemaChecks());
 export const testKit = () => (kit ??= build.buildKit({ encodings, checks: testChecks() }));
 
-export const buildSite = (datasetDir: string, options: { siteDir?: string } = {}) =>
+export const buildSite = (datasetDir: string, options: { siteDir?: string; now?: Date } = {}) =>
   build.buildSite(datasetDir, { ...options, kit: testKit() });
 export const siteFromDataset = (dataset: validate.Dataset) => build.siteFromDataset(dataset, testKit());
 export const validateDataset = (loaded: LoadedDataset) => validate.validateDataset(loaded, testChecks());

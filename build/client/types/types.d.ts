@@ -222,6 +222,8 @@ export interface ChangelogEntry {
   created_at: string;
   /** every published value the entry changed; null for entries made before changes were recorded */
   changes: Change[] | null;
+  /** true when the entry corrects its crop_year's table after that crop year ended (its effective_date lies after 31 July of its second year): a printed number or label of that year was wrong; false otherwise */
+  correction: boolean;
 }
 
 export interface Changelog {
