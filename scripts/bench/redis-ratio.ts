@@ -32,7 +32,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** This run's redis-server on CPU 1 (never the machine's 6379); resolves once it answers. */
+/** This run's redis-server on CPU 1 (on a free port, never Redis's default one); resolves once it answers. */
 async function startRedis(b: Bench): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const argv = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
