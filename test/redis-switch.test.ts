@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { runAccounts } from './helpers/gateway.ts';
 import { injectGet, injectJson, injectRegister, startTestApp, type TestApp } from './helpers/inject.ts';
-import { redisSkipReason, within } from './helpers/redis.ts';
+import { freePort, redisSkipReason, within } from './helpers/redis.ts';
 import { ask, GROUP_NAME, GROUP_PASSWORD, type RedisGroup, startRedisGroup } from './helpers/redis-group.ts';
 import { suite } from './helpers/suite.ts';
 
@@ -118,6 +119,66 @@ suite('redis failovers the old primary survives', skip, () => {
         );
     for (const t of gateways) await t.close();
     await group?.stop();
+  });
+
+  it("names each misconfiguration within 5 s, in Redis's or the sentinels' words", async () => {
+    const base = env('0');
+    const nobody = `127.0.0.1:${await freePort()},127.0.0.1:${await freePort()}`;
+    const cases: [name: string, env: Record<string, string | undefined>, reason: RegExp][] = [
+      [
+        'a wrong REDIS_PASSWORD',
+        { REDIS_PASSWORD: 'wrong' },
+        /^Redis is unreachable \(WRONGPASS invalid username-password/,
+      ],
+      ['no REDIS_PASSWORD', { REDIS_PASSWORD: undefined }, /^Redis is unreachable \(NOAUTH Authentication required/],
+      [
+        'a wrong REDIS_SENTINEL_PASSWORD',
+        { REDIS_SENTINEL_PASSWORD: 'wrong' },
+        /^Redis is unreachable \(no sentinel answers: 127\.0\.0\.1:\d+ \(WRONGPASS/,
+      ],
+      [
+        'a name the sentinels do not monitor',
+        { REDIS_SENTINEL_NAME: 'nope' },
+        /^Redis is unreachable \(the sentinels at 127\.0\.0\.1:\d+, .* monitor no primary named "nope" \(REDIS_SENTINEL_NAME\)/,
+      ],
+      [
+        'no sentinel answering',
+        { REDIS_SENTINELS: nobody },
+        /^Redis is unreachable \(no sentinel answers: 127\.0\.0\.1:\d+ \(connect ECONNREFUSED .*\); 127/,
+      ],
+    ];
+    const started = Date.now();
+    const apps = await Promise.all(
+      cases.map(([, changes]) => {
+        const e: Record<string, string> = { ...base };
+        for (const [name, value] of Object.entries(changes))
+          if (value === undefined) delete e[name];
+          else e[name] = value;
+        return startTestApp(e);
+      }),
+    );
+    try {
+      await Promise.all(
+        cases.map(async ([name, , reason], i) => {
+          const t = apps[i]!;
+          await within(5_000 - (Date.now() - started), async () => reason.test((await health(t)).reason ?? ''));
+          assert.equal((await health(t)).status, 'store_unavailable', name);
+          assert.match(
+            t.logs.join(''),
+            /"event":"store_(unavailable|sentinels)","store":"redis","reason":"(WRONGPASS|NOAUTH|no sentinel|the sentinels)/,
+            name,
+          );
+        }),
+      );
+    } finally {
+      await Promise.all(apps.map((t) => t.close()));
+    }
+    // the operators' command says it in the same words
+    const cli = await runAccounts({ ...base, REDIS_SENTINEL_NAME: 'nope' }, 'list');
+    assert.equal(cli.status, 1);
+    assert.match(cli.stderr, /monitor no primary named "nope" \(REDIS_SENTINEL_NAME\)/);
+    const wrong = await runAccounts({ ...base, REDIS_PASSWORD: 'wrong' }, 'list');
+    assert.match(wrong.stderr, /refused the connection: WRONGPASS/);
   });
 
   it('follows two planned failovers in a row, loses no key and needs no operator', async () => {
