@@ -119,7 +119,7 @@ suite('redis store', skip, () => {
         'used: its last use is kept',
       );
       assert.match(keyLines[1]!, /\tlast used -\t0 request\(s\)\tlive$/);
-      const first = /key (\d+)/.exec(keyLines[0]!)![1]!;
+      const first = /key ([0-9a-f]+)/.exec(keyLines[0]!)![1]!;
       const revoke = await cli('revoke', 'ops-redis@example.com', first);
       assert.equal(revoke.stdout, 'revoked 1 live key(s) of ops-redis@example.com\n', revoke.stderr);
       for (const g of gateways) await within(2_000, async () => (await get(g.url, '/api/grains', key)).status === 401);
