@@ -5,12 +5,14 @@
 // core); killed with the run's other children.
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import type { Bench } from './context.ts';
+import { type Bench, pin } from './context.ts';
 import { reachable } from './servers.ts';
 
 export interface OwnRedis {
   /** REDIS_URL's value for it. */
   url: string;
+  /** Its process id (its CPU time: /proc/PID/stat). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -25,17 +27,22 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The run's own redis-server, answering; null when redis-server is not installed. */
-export async function startOwnRedis(b: Bench): Promise<OwnRedis | null> {
+/**
+ * The run's own redis-server, answering; null when redis-server is not installed. `cpu`: pinned
+ * there (bench:redis puts it beside the load generator, standing for a host of its own).
+ */
+export async function startOwnRedis(b: Bench, opts: { cpu?: number } = {}): Promise<OwnRedis | null> {
   if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return null;
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const argv = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const [cmd, ...args] = opts.cpu === undefined ? argv : pin(opts.cpu, argv);
+  const child = spawn(cmd!, args, { stdio: 'ignore', cwd: b.work });
   b.children.push(child);
   for (let i = 0; i < 200 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 25));
   if (!(await reachable(port))) throw new Error(`the bench's own redis-server did not start on port ${port}`);
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((r) => {
         if (child.exitCode !== null || child.signalCode !== null) return r();

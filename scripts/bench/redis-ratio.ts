@@ -7,42 +7,18 @@
 // persistence). The gateways are on CPU 0, as in every bench; redis-server on CPU 1 beside the load
 // generator, standing for the other host it is in production, so the gateway has the same core to
 // itself in both modes.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { register, UNLIMITED } from './beside.ts';
 import { checkoutRef, type RefCheckout } from './checkout.ts';
 import { type Bench, HEALTH, pin, RECORD, runBench } from './context.ts';
 import { seedAccounts } from './data.ts';
 import { median, probe, rounds, type Target, together } from './load.ts';
+import { startOwnRedis } from './own-redis.ts';
 import { publishRealSite } from './real-site.ts';
 import { reachable, startGateway } from './servers.ts';
 
 const KEYS = 1_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-/** This run's redis-server on CPU 1 (on a free port, never Redis's default one); resolves once it answers. */
-async function startRedis(b: Bench): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const argv = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const [cmd, ...args] = pin(1, argv);
-  const child = spawn(cmd!, args, { stdio: 'ignore', cwd: b.work });
-  b.children.push(child);
-  for (let i = 0; i < 200 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!(await reachable(port))) throw new Error(`redis-server on ${port} did not start`);
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 /** utime + stime of a process in seconds (/proc/PID/stat, clock ticks of 10 ms). */
 const cpuSeconds = (pid: number) => {
@@ -69,7 +45,8 @@ async function main(b: Bench): Promise<string> {
   const stateS = join(b.work, 'state-s');
   const sqliteKeys = seedAccounts(stateS, KEYS);
   const sqlite = await startGateway(b, { STATE_DIR: stateS, SITE_DIR: siteDir, ...UNLIMITED });
-  const redis = await startRedis(b);
+  const redis = await startOwnRedis(b, { cpu: 1 });
+  if (!redis) throw new Error('bench:redis needs redis-server (apt-get install redis-server)');
   const onRedis = await gatewayOnRedis(b, redis.url, 'redis', siteDir);
   const ref = process.env.BENCH_BEFORE;
   const before = ref ? checkoutRef(b, ref) : undefined;
@@ -91,9 +68,9 @@ async function main(b: Bench): Promise<string> {
     const { status } = await probe(t.url, RECORD, { 'x-api-key': first });
     if (status !== 200) throw new Error(`a keyed GET of ${t.name} answered ${status}`);
   }
-  const redisCpu0 = cpuSeconds(redis.child.pid!);
+  const redisCpu0 = cpuSeconds(redis.pid);
   const results = await rounds(b, gateways);
-  const redisCpu = cpuSeconds(redis.child.pid!) - redisCpu0;
+  const redisCpu = cpuSeconds(redis.pid) - redisCpu0;
   const atOnce = await together(b, gateways, b.atOnceRounds);
   const s = results.get('SQLite')!;
   const others = gateways.slice(1).map((t) => t.name);
