@@ -106,7 +106,10 @@ export async function watchTufMetadata(opts: {
     holder.timestampExpires = expiresOf(files?.get('timestamp.json'));
     holder.version++;
   };
+  let loading = false;
   const tick = async () => {
+    if (loading) return; // one read at a time: the roots are gathered in order
+    loading = true;
     try {
       await load();
       if (failing) opts.log({ event: 'tuf_metadata_readable' });
@@ -114,6 +117,8 @@ export async function watchTufMetadata(opts: {
     } catch (err) {
       if (!failing) opts.log({ event: 'tuf_metadata_unreadable', error: (err as Error).message });
       failing = true;
+    } finally {
+      loading = false;
     }
   };
   await tick();

@@ -3,13 +3,13 @@
 // how): the key may come from API_KEY instead of --key, and is sent only in the X-API-Key header.
 // Prints progress and a one-line summary. Exit codes: 0 done (or nothing changed), 1 failed and
 // nothing changed, 2 usage.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readArgs, usageExit } from '../../cli-args.ts';
 import { ApiError, SyncError, syncMirror } from '../sync.ts';
 
 const SPEC = {
-  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY]',
+  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY] [--root FILE]',
   help: `
 Keeps a copy of every table in <folder>: grains.json, grains/<GRAIN_ID>.json (each record exactly as
 GET /api/grains/<GRAIN_ID> serves it), changelog.json and sync-state.json. One request does it:
@@ -22,6 +22,9 @@ and a run with anything changed costs one request. A run that fails leaves the c
   --wait SECONDS  wait out a 429 whose Retry-After is at most this long (default 60; 0: never)
   --crop-year Y   mirror the records as they stood in crop year Y (2025/26), of the classes published
                   for it, instead of the current ones: a year's copy is a folder of its own
+  --root FILE     the signed editions' root to verify from (its JSON); without it, the root the copy
+                  kept, else the service's first, trusted on first use. A body that is not the one
+                  signed, an older edition, expired metadata or an unknown signer fail the run
 
 Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`,
   options: {
@@ -30,6 +33,7 @@ Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`
     out: { type: 'string' },
     wait: { type: 'string' },
     'crop-year': { type: 'string' },
+    root: { type: 'string' },
   },
 } as const;
 
@@ -76,6 +80,7 @@ export async function syncCommand(
       maxWaitSeconds: wait,
       signal: controller.signal,
       log: (line) => console.error(line),
+      trustedRoot: values.root === undefined ? undefined : readFileSync(resolve(values.root), 'utf8'),
     });
     const r = s.records;
     const left = s.remaining === null ? '' : ` (${s.remaining} left this hour)`;
