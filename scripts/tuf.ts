@@ -3,10 +3,10 @@
 // snapshot where they lapse within 30 days) with the online keys of STATE_DIR: the deployment's
 // timer runs it daily. `root` signs a new root version with the offline root key, to renew it or
 // to rotate keys; the key files are read from the paths given, never copied anywhere.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { readArgs, usageExit } from '../build/cli-args.ts';
-import { DEFAULT_DIRS } from '../build/site-format.ts';
+import { DEFAULT_DIRS, TUF_METADATA_DIR } from '../build/site-format.ts';
 import { type Role, type RoleKey, roleKeyOf, stateKeys } from '../build/tuf/keys.ts';
 import { renewEdition, rotateRoot } from '../build/tuf/publish-edition.ts';
 
@@ -63,7 +63,10 @@ try {
       timestamp: online('timestamp'),
     };
     const version = rotateRoot({ siteDir, now: Date.now() }, roleKeys, next === current ? [current] : [current, next]);
-    console.log(`${version}.root.json signed; publish the client package again so that it pins it`);
+    // a new timestamp version, so that gateways read the folder again and serve the new root
+    if (existsSync(join(siteDir, TUF_METADATA_DIR, 'timestamp.json')))
+      renewEdition({ siteDir, stateDir, now: Date.now() });
+    console.log(`${version}.root.json signed; give it to the clients that pin a root (docs/sync.md)`);
   }
 } catch (err) {
   console.error((err as Error).message);

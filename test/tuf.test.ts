@@ -1,3 +1,4 @@
+// tier: full (a tuf-js client under faketime, in a child process)
 // Signed editions (docs/operations.md, "Signed editions") checked by tuf-js's own Updater, unmodified
 // (its fetcher adds X-API-Key): every target of /tuf/ on a running gateway and on a copy served by a
 // plain static server equals its API route byte for byte; a flipped byte, a mirror one edition behind
