@@ -10,7 +10,8 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { syncMirror } from '../build/client/sync.ts';
+import { writeMirror } from '../build/client/mirror.ts';
+import { SYNC_FILES, snapshotFiles, syncMirror } from '../build/client/sync.ts';
 import { publishSite, rollBack } from '../build/publish/publish.ts';
 import { consistentTargetFile, fileIn, type Manifest, TUF_METADATA_DIR } from '../build/site-format.ts';
 import { newKeyPem, roleKeyOf, stateKeys } from '../build/tuf/keys.ts';
@@ -22,6 +23,14 @@ import { type StaticOrigin, startStaticOrigin } from './helpers/static-origin.ts
 import { updaterFetch } from './helpers/tuf-updater.mjs';
 
 const DAY = 86_400_000;
+/** Until the gateway serves what `ok` looks for (its polls of the pointer and of the timestamp), 10 s at most. */
+async function until(ok: () => Promise<boolean>) {
+  for (let i = 0; i < 200 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 50));
+}
+const serving = (url: string, buildId: string) => async () =>
+  (await request(url, '/health')).json().build_id === buildId;
+const timestampAt = (url: string, version: number) => async () =>
+  (await get(url, fileIn('tufMetadata', 'timestamp.json'))).json().signed.version === version;
 /** CI installs faketime (.ci/run); elsewhere the expiry test says it skipped. */
 const FAKETIME = spawnSync('faketime', ['-f', '+0d', 'true']).status === 0 || process.env.CI ? false : 'no faketime';
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -150,14 +159,16 @@ describe('signed editions, verified by an unmodified tuf-js Updater', () => {
     const behind = tempDir('tuf-behind');
     await copyTree(gw, key, site, behind); // edition 1
     const second = await publish(['TEST', 'TESTB'], site, state);
-    await new Promise((r) => setTimeout(r, 200)); // the gateway's poll
+    await until(serving(gw.url, second.build_id));
+    await until(timestampAt(gw.url, 2));
     const seen = clientDir(site);
     await from(gw.url, seen); // the client has seen edition 2
     assert.equal(targetsOf(site).version, 2);
     publishEdition(first, { siteDir: site, stateDir: state, now: START });
     rollBack(site, first.build_id);
     assert.equal(targetsOf(site).version, 3, 'the rollback lists the older bodies again, version 3');
-    await new Promise((r) => setTimeout(r, 200)); // the gateway's poll
+    await until(serving(gw.url, first.build_id));
+    await until(timestampAt(gw.url, 3));
     const back = await from(gw.url, seen, 'grains.json');
     assert.ok(back.equals((await get(gw.url, '/api/grains', key, { 'accept-encoding': 'identity' })).body));
     assert.notEqual(first.build_id, second.build_id);
@@ -176,15 +187,15 @@ describe('signed editions, verified by an unmodified tuf-js Updater', () => {
     const newRoot = roleKeyOf(newKeyPem());
     const keys = { ...(oldRoot as Required<typeof oldRoot>), root: newRoot } as Parameters<typeof rotateRoot>[1];
     const v = rotateRoot({ siteDir: site, now: START }, keys, [oldRoot.root!, newRoot]);
-    renewEdition({ siteDir: site, stateDir: state, now: START }); // as npm run tuf -- root does
-    await new Promise((r) => setTimeout(r, 200));
+    const renewed = renewEdition({ siteDir: site, stateDir: state, now: START }); // as npm run tuf -- root does
+    await until(timestampAt(gw.url, renewed.versions.timestamp));
     await from(gw.url, seen);
     assert.equal(JSON.parse(readFileSync(join(seen, 'root.json'), 'utf8')).signed.version, v);
     // a root signed only by a stranger's key, where the next version is looked for
     const stranger = roleKeyOf(newKeyPem());
     rotateRoot({ siteDir: site, now: START }, { ...keys, root: stranger }, [stranger]);
-    renewEdition({ siteDir: site, stateDir: state, now: START });
-    await new Promise((r) => setTimeout(r, 200));
+    const again = renewEdition({ siteDir: site, stateDir: state, now: START });
+    await until(timestampAt(gw.url, again.versions.timestamp));
     await assert.rejects(from(gw.url, seen), /signed by 0\/1 keys/);
   });
 
@@ -215,8 +226,8 @@ describe('signed editions, verified by an unmodified tuf-js Updater', () => {
         ).stdout.trim();
       assert.equal(await run('+1d'), 'ok 0');
       assert.match(await run('+8d'), /^refused .*timestamp\.json is expired/);
-      renewEdition({ siteDir: site2, stateDir: state, now: Date.now() + 6 * DAY });
-      await new Promise((r) => setTimeout(r, 200));
+      const renewed = renewEdition({ siteDir: site2, stateDir: state, now: Date.now() + 6 * DAY });
+      await until(timestampAt(gw2.url, renewed.versions.timestamp));
       assert.equal(await run('+8d'), 'ok 0');
       clock.now = Date.now() + 12 * DAY; // two days before the renewed timestamp lapses, less a day
       const health = (await request(gw2.url, '/health')).json();
@@ -263,6 +274,35 @@ describe('grain-tables sync verifies the signed edition', () => {
     assert.deepEqual([again.changed, again.counted], [false, 0]);
   });
 
+  it('grain-tables mirror writes a tree a static server serves; sync --from verifies it, offline too', async () => {
+    const tree = tempDir('tuf-tree');
+    const m = await writeMirror({ baseUrl: gw.url, key, out: tree }, (s) => snapshotFiles(s).get(SYNC_FILES.list)!);
+    assert.equal(m.counted, 2, 'one request a snapshot: the current tables and the crop year');
+    const origin = await startStaticOrigin(tree);
+    try {
+      const o = { metadataUrl: `${origin.url}/tuf/metadata/`, targetsUrl: `${origin.url}/tuf/targets/`, key: '' };
+      const record = await updaterFetch({ ...o, metadataDir: clientDir(site), target: 'grains/TEST.json' });
+      assert.ok(record.equals((await get(gw.url, '/api/grains/TEST', key, { 'accept-encoding': 'identity' })).body));
+      const trustedRoot = readFileSync(join(site, TUF_METADATA_DIR, '1.root.json'), 'utf8');
+      const byUrl = join(tempDir('tuf-from'), 'tables');
+      const s = await syncMirror({ baseUrl: '', key: '', out: byUrl, from: origin.url, trustedRoot });
+      assert.equal(s.counted, 0);
+      assert.equal(
+        readFileSync(join(byUrl, 'grains/TEST.json'), 'utf8'),
+        (await get(gw.url, '/api/grains/TEST', key)).text(),
+      );
+    } finally {
+      await origin.close();
+    }
+    const offline = join(tempDir('tuf-from'), 'tables');
+    await assert.rejects(syncMirror({ baseUrl: '', key: '', out: offline, from: tree }), /pin one with --root/);
+    const trustedRoot = readFileSync(join(tree, 'tuf/metadata/1.root.json'), 'utf8');
+    const t = targetsOf(site).targets['snapshot.json']!;
+    const file = join(tree, 'tuf/targets', consistentTargetFile('snapshot.json', t.hashes.sha256));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"value":0.', '"value":1.'));
+    await assert.rejects(syncMirror({ baseUrl: '', key: '', out: offline, from: tree, trustedRoot }), /tampered/);
+  });
+
   it('refuses a flipped byte, an older edition, expired metadata and an unknown signer; the copy stays', async () => {
     const out = join(tempDir('tuf-sync'), 'tables');
     await syncMirror({ baseUrl: gw.url, key, out });
@@ -280,8 +320,8 @@ describe('grain-tables sync verifies the signed edition', () => {
     assert.deepEqual(copyOf(out), before);
     await syncMirror({ baseUrl: gw.url, key, out }); // trusted again, edition 1
     const older = readFileSync(join(site, TUF_METADATA_DIR, 'timestamp.json'));
-    renewEdition({ siteDir: site, stateDir: state, now: Date.now() });
-    await new Promise((r) => setTimeout(r, 200));
+    const renewed = renewEdition({ siteDir: site, stateDir: state, now: Date.now() });
+    await until(timestampAt(gw.url, renewed.versions.timestamp));
     await syncMirror({ baseUrl: gw.url, key, out }); // has seen timestamp 2
     const stale = altering('/tuf/metadata/timestamp.json', () => older);
     await assert.rejects(syncMirror({ baseUrl: gw.url, key, out, fetch: stale }), /older than version 2/);

@@ -13,7 +13,11 @@ import {
 } from './edition.ts';
 
 export interface EditionOptions {
-  baseUrl: string;
+  baseUrl?: string;
+  /** Where the metadata is read instead of the service (a mirror's folder or URL: mirror.ts). */
+  metadata?: (file: string) => Promise<Buffer | null>;
+  /** Every metadata file read, kept by name (a mirror writes them). */
+  keep?: Map<string, Buffer>;
   fetch?: typeof fetch;
   /** A root to trust (its JSON text), pinned by whoever holds the copy; else the copy's, else the first seen. */
   trustedRoot?: string;
@@ -25,12 +29,11 @@ export interface EditionOptions {
 
 /** The edition verified, or null where the service publishes none and the copy never trusted one. */
 export async function syncEdition(o: EditionOptions): Promise<VerifiedEdition | null> {
-  const doFetch = o.fetch ?? fetch;
+  const read = o.metadata ?? fromUrl(o.baseUrl!, o.fetch ?? fetch);
   const get = async (file: string) => {
-    const res = await doFetch(metadataUrl(o.baseUrl, file));
-    if (res.status === 404) return null;
-    if (!res.ok) throw new EditionError(`${file}: the service answered ${res.status}`);
-    return Buffer.from(await res.arrayBuffer());
+    const bytes = await read(file);
+    if (bytes) o.keep?.set(file, bytes);
+    return bytes;
   };
   let trusted = o.seen;
   if (o.trustedRoot !== undefined) {
@@ -50,6 +53,16 @@ export async function syncEdition(o: EditionOptions): Promise<VerifiedEdition | 
   }
   return verifyEdition(get, trusted, o.now);
 }
+
+/** A metadata file from a service's (or a mirror's) /tuf/metadata/, or null where it has none (404). */
+export const fromUrl =
+  (baseUrl: string, doFetch: typeof fetch) =>
+  async (file: string): Promise<Buffer | null> => {
+    const res = await doFetch(metadataUrl(baseUrl, file));
+    if (res.status === 404) return null;
+    if (!res.ok) throw new EditionError(`${file}: the server answered ${res.status}`);
+    return Buffer.from(await res.arrayBuffer());
+  };
 
 /** The first file of a copy that is not its route's signed body, as a sentence; null when all are. */
 export function unsignedFile(

@@ -15,6 +15,7 @@ import { SCHEMA_VERSION, snapshotKey } from '../site-format.ts';
 import type { ChangelogEntry, Snapshot } from '../types.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient, snapshotPath } from './api.ts';
 import { EditionError, type TrustedEdition, targetMismatch } from './edition.ts';
+import { snapshotFromMirror } from './mirror.ts';
 import { syncEdition, unsignedFile } from './sync-edition.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
@@ -28,6 +29,8 @@ export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   trustedRoot?: string;
   /** The time the metadata's expiry is judged by (epoch ms; now when left out). */
   now?: number;
+  /** Sync from a mirror's /tuf tree (a folder or a URL: mirror.ts) instead of the service; no key, nothing counted. */
+  from?: string;
 }
 
 export interface SyncSummary {
@@ -102,6 +105,41 @@ function mirroredIds(out: string): string[] {
   }
 }
 
+/** Why the signed edition does not verify, as the sync's error. */
+const failed = (err: unknown): never => {
+  const why = err instanceof EditionError ? err.message : `its metadata could not be fetched (${err})`;
+  throw new SyncError(`the signed edition does not verify: ${why}; nothing was changed`);
+};
+
+/**
+ * The snapshot (from the service, or a mirror with `from`) and the signed edition verified: after the
+ * one counted request, as its metadata is public and costs nothing.
+ */
+async function answerAndEdition(
+  opts: SyncOptions,
+  client: ReturnType<typeof createClient>,
+  seen: TrustedEdition | null,
+  path: string,
+  log: (line: string) => void,
+) {
+  const now = opts.now ?? Date.now();
+  const cropYear = opts.cropYear ?? null;
+  const mirrored = opts.from
+    ? await snapshotFromMirror(opts.from, { ...opts, seen, now, log }, path).catch(failed)
+    : null;
+  const answer = mirrored
+    ? {
+        notModified: false,
+        body: JSON.parse(mirrored.text) as Snapshot,
+        text: mirrored.text,
+        etag: null,
+        rateLimit: null,
+      }
+    : await client.snapshot(cropYear === null ? {} : { cropYear });
+  const edition = mirrored?.edition ?? (await syncEdition({ ...opts, seen, now, log }).catch(failed));
+  return { answer, edition, mirrored };
+}
+
 export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   const { out } = opts;
   const log = opts.log ?? (() => {});
@@ -139,18 +177,11 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   };
   const client = createClient({ ...opts, cache });
   if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
-  const answer = await client.snapshot(cropYear === null ? {} : { cropYear });
-  // the signed edition, after the one counted request: its metadata is public and costs nothing
-  const edition = await syncEdition({ ...opts, seen: state.edition, now: opts.now ?? Date.now(), log }).catch(
-    (err: unknown) => {
-      const why = err instanceof EditionError ? err.message : `its metadata could not be fetched (${err})`;
-      throw new SyncError(`the signed edition does not verify: ${why}; nothing was changed`);
-    },
-  );
+  const { answer, edition, mirrored } = await answerAndEdition(opts, client, state.edition, path, log);
   const refuse = (why: string | null) => {
     if (why) throw new SyncError(`the signed edition does not verify: ${why}; nothing was changed`);
   };
-  const counted = answer.notModified ? 0 : 1;
+  const counted = answer.notModified || mirrored ? 0 : 1;
   const remaining = answer.rateLimit?.remaining ?? null;
   if (answer.notModified) {
     log('snapshot: not modified since the last sync');

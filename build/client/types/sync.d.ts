@@ -12,6 +12,8 @@ export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
     trustedRoot?: string;
     /** The time the metadata's expiry is judged by (epoch ms; now when left out). */
     now?: number;
+    /** Sync from a mirror's /tuf tree (a folder or a URL: mirror.ts) instead of the service; no key, nothing counted. */
+    from?: string;
 }
 export interface SyncSummary {
     changed: boolean;
