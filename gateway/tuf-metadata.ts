@@ -93,7 +93,7 @@ export async function watchTufMetadata(opts: {
   };
   const load = async () => {
     const timestamp = await opts.read(`${TUF_METADATA_DIR}/timestamp.json`).catch(() => null);
-    if (timestamp && seen && timestamp.equals(seen)) return;
+    if (timestamp && seen ? timestamp.equals(seen) : timestamp === seen) return; // unchanged, or still none
     const files = timestamp ? await readSet(opts.read, roots) : null;
     seen = timestamp;
     const map = new Map([...(files ?? [])].map(([name, bytes]) => [name, resourceOf(bytes, opts.sharedSeconds)]));
