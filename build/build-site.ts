@@ -17,6 +17,7 @@ import { loadDataset } from './load/load.ts';
 import { linkContentAddressed, type StaticBodies, staticBodies } from './pack/static-bodies.ts';
 import { frontDoorBodies } from './pages/front-door.ts';
 import { type RouteName, routeOf, SCHEMA_VERSION, yearOfKey } from './site-format.ts';
+import { withTargetKeys } from './tuf/target-keys.ts';
 import { createSchemaChecks, type SchemaChecks } from './validate/schema-errors.ts';
 import { type Dataset, validateDataset } from './validate/validate.ts';
 
@@ -65,7 +66,8 @@ function grouped(bodies: Iterable<readonly [string, string | Buffer]>): KeyedBod
  */
 function* allBodies(dataset: Dataset, statics: StaticBodies): Generator<KeyedBody> {
   const openapi = buildOpenApi(dataset);
-  yield* compileBodies(dataset, openapi);
+  // the data, each TUF target also under its target path (tuf/target-keys.ts)
+  yield* withTargetKeys(compileBodies(dataset, openapi));
   const pages = [...frontDoorBodies(dataset, openapi)].map(
     ([route, html]) => [route, linkContentAddressed(html, statics.addresses)] as const,
   );

@@ -10,8 +10,10 @@
 export * from './error-codes.ts';
 export * from './page-slots.ts';
 export * from './service-figures.ts';
+export * from './tuf-paths.ts';
 
 import { PAGE_TEMPLATES } from './page-slots.ts';
+import { consistentTargetFile, targetNameOf } from './tuf-paths.ts';
 
 export const POINTER_FILE = 'current.json';
 export const MANIFEST_FILE = 'manifest.json';
@@ -30,8 +32,7 @@ export interface Pointer {
 interface ManifestVariant {
   file: string;
   length: number;
-  /** Strong ETag of this representation. */
-  etag: string;
+  etag: string; // strong: of this representation
 }
 
 export type BodyEntry = { type: string; identity: ManifestVariant; br?: ManifestVariant; gzip?: ManifestVariant };
@@ -69,7 +70,6 @@ export const ENCODINGS = ['br', 'gzip'] as const;
 export type Encoding = 'identity' | (typeof ENCODINGS)[number];
 
 const BUILD_ID = /^[0-9a-f]{16}$/;
-
 /** A pointer's text → the pointer, or an error naming what is wrong (a half-written or foreign file). */
 export function parsePointer(text: string): Pointer {
   let value: unknown;
@@ -131,7 +131,8 @@ export type HandlerKind =
   | 'recover_confirm'
   | 'recover_page'
   | 'health'
-  | 'metrics';
+  | 'metrics'
+  | 'tuf_metadata';
 
 export interface RouteRow {
   /** The path: exact, a template with one `{param}` segment at its end, or a folder ending in `/*`. */
@@ -182,15 +183,16 @@ export const ROUTES = {
   recoverPage: row('/recover', [...GET, 'POST'], 'open', 'recover_page'),
   assets: row('/assets/*', GET, 'open', 'public'),
   client: row('/client/*', GET, 'open', 'public'),
+  /** Signed editions (docs/operations.md): the TUF metadata, public; its targets, data bodies behind a key. */
+  tufMetadata: row('/tuf/metadata/*', GET, 'open', 'tuf_metadata'),
+  tufTargets: row('/tuf/targets/*', GET, 'key', 'data'),
 } as const satisfies Record<string, RouteRow>;
 export type RouteName = keyof typeof ROUTES;
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
-/** The pages: HTML, rendered by the build. */
+/** The pages (HTML, built); with the OpenAPI document's `servers`, the bodies the gateway fills (page-slots.ts). */
 const PAGE_ROUTES: readonly RouteName[] = ['home', 'docs', 'gradePage'];
-/** The bodies whose slots the gateway fills (page-slots.ts): the pages, and the OpenAPI document's `servers`. */
 const FILLED_ROUTES: readonly RouteName[] = [...PAGE_ROUTES, 'openapi'];
-
 /** The tables' pages: HTML anyone may read, with no slot to fill (docs/contract.md, The front door). */
 const TABLE_ROUTES: readonly RouteName[] = ['tables', 'table'];
 
@@ -204,13 +206,16 @@ export function isPage(route: string): boolean {
   return name !== null && (PAGE_ROUTES.includes(name) || TABLE_ROUTES.includes(name));
 }
 /** Is a route's body filled with the origin by the gateway (FILLED_ROUTES)? */
-export function isFilled(route: string): boolean {
-  const name = routeOf(route);
-  return name !== null && FILLED_ROUTES.includes(name);
-}
+export const isFilled = (route: string): boolean => FILLED_ROUTES.includes(routeOf(route)!);
 
 /** A folder route's path for one file in it: `/client/grade.js`. */
-export const fileIn = (name: 'assets' | 'client', file: string) => `${ROUTES[name].path.slice(0, -1)}${file}`;
+export const fileIn = (name: 'assets' | 'client' | 'tufMetadata' | 'tufTargets', file: string) =>
+  `${ROUTES[name].path.slice(0, -1)}${file}`;
+/** The data bodies that are TUF targets: each record, the list, the snapshot, and their crop years' forms. */
+export const isTargetRoute = (route: string) => ['grain', 'grains', 'snapshot'].includes(routeOf(route) ?? '');
+/** A target's path as served, from its route and its body's SHA-256 (tuf-paths.ts). */
+export const tufTargetKey = (route: string, sha256: string) =>
+  fileIn('tufTargets', consistentTargetFile(targetNameOf(route), sha256));
 /** The client package's tarball, served with no key (docs/sync.md, The client package). */
 export const CLIENT_TARBALL = fileIn('client', 'grain-tables-client.tgz');
 
@@ -264,10 +269,8 @@ export function yearOfKey(key: string): { base: string; year: string } | null {
 export const snapshotKey = (cropYear: string | null) =>
   cropYear === null ? ROUTES.snapshot.path : keyOfYear(ROUTES.snapshot.path, cropYear);
 /** A class's table page, and as it stood in a crop year, by its canonical key. */
-export const tableKey = (grainId: string, cropYear?: string) => {
-  const base = ROUTES.table.path.replace('{grain_id}', grainId);
-  return cropYear ? keyOfYear(base, cropYear) : base;
-};
+export const tableKey = (grainId: string, cropYear?: string): string =>
+  cropYear ? keyOfYear(tableKey(grainId), cropYear) : ROUTES.table.path.replace('{grain_id}', grainId);
 
 /** Files the pages load (stylesheet, scripts, icon) and the public modules are also served under a content-
  * addressed name, `/assets/site.<12 hex digits>.css`, which never changes meaning: a cache may keep it for ever.
@@ -283,12 +286,9 @@ export const CONTENT_LINK = new RegExp(`(src|href)="((?:${FOLDERS})[^"]+)"`, 'g'
  * only, revalidated each time (the data); `immutable`, anyone, for a year (the content-addressed files); `shared`,
  * anyone, for a short lifetime, then revalidated (the pages, the OpenAPI document and the files' plain names). */
 export type CacheClass = 'private' | 'immutable' | 'shared';
-export function cacheClassOf(route: string): CacheClass {
-  if (CONTENT_ADDRESSED.test(route)) return 'immutable';
-  const name = routeOf(route);
-  return name && ROUTES[name].access === 'key' ? 'private' : 'shared';
-}
-
+const keyed = (route: string) => ROUTES[routeOf(route) ?? 'home'].access === 'key';
+export const cacheClassOf = (route: string): CacheClass =>
+  CONTENT_ADDRESSED.test(route) ? 'immutable' : keyed(route) ? 'private' : 'shared';
 // A body's name and strong ETag, made the same way by the build (emit/emit.ts) and the gateway (a filled page).
 /** What a compressed form adds to its body's hash, in its file's name and in its ETag. */
 export const ENCODING_SUFFIX: Record<Encoding, string> = { identity: '', br: '.br', gzip: '.gz' };

@@ -20,6 +20,7 @@ import { route } from './routes.ts';
 import { createBodyServing } from './serve-body.ts';
 import type { SiteHolder } from './site-watch.ts';
 import type { Store } from './store/types.ts';
+import { createTufMetadataServing, type TufHolder } from './tuf-metadata.ts';
 
 export type { Reply } from './exchange.ts';
 export type { GatewayRequest, GatewayResponse } from './responses.ts';
@@ -36,6 +37,8 @@ export interface AppOptions {
   log: (fields: Record<string, unknown>) => void;
   /** GET /metrics, when METRICS_TOKEN is set. */
   metrics?: Metrics | null;
+  /** The signed editions' metadata (tuf-metadata.ts); none: /tuf/metadata/ answers 404. */
+  tuf?: TufHolder | null;
 }
 
 export const INTERNAL_ERROR = errorResponse(ERRORS.internal);
@@ -52,6 +55,7 @@ const REPRESENTED: Partial<Record<HandlerKind, boolean>> = {
   recover_confirm: false,
   recover_page: true,
   health: true,
+  tuf_metadata: true,
 };
 
 export function createApp(opts: AppOptions) {
@@ -67,7 +71,7 @@ export function createApp(opts: AppOptions) {
     linkOrigin: () => opts.config.publicUrl ?? opts.ownOrigin(),
     log: opts.log,
   });
-  const health = createHealth(opts.site, store.status, opts.mailer.status);
+  const health = createHealth(opts.site, store.status, opts.mailer.status, opts.tuf ?? null, clock);
   const revoke = createRevoke({ store });
   const metricsPage = createMetricsPage(opts.metrics ?? null);
 
@@ -82,6 +86,7 @@ export function createApp(opts: AppOptions) {
     recover_page: (req, now) => recovery.page(req, now),
     health: (_req, _now, head) => health(head),
     metrics: (req, _now, head) => metricsPage(req, head),
+    tuf_metadata: createTufMetadataServing(opts.tuf ?? null),
   } satisfies { [K in HandlerKind]: Handler<K> };
 
   /** `now` is the request's time, read once (the server logs the request with it too). */

@@ -12,6 +12,7 @@ import { diskReader, loadSite, readPointer, upstreamReader } from './site-load.t
 import { watchSite } from './site-watch.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/types.ts';
+import { watchTufMetadata } from './tuf-metadata.ts';
 
 export interface AssembleOptions {
   config: Readonly<Config>;
@@ -50,12 +51,19 @@ export async function assembleGateway(opts: AssembleOptions) {
     load: (p) => loadSite(reader, policy, p),
     log,
   });
+  // the signed editions' metadata, re-read when its timestamp changes (docs/operations.md, "Signed editions")
+  const tuf = await watchTufMetadata({
+    read: reader.read,
+    pollMs: opts.sitePollMs ?? 500,
+    sharedSeconds: policy.sharedSeconds,
+    log,
+  });
   const mailer = createMailer({ config, log, retryDelaysMs: opts.mailRetryDelaysMs });
-  metrics?.watch(store, site, mailer);
+  metrics?.watch(store, site, mailer, tuf);
   // Where recovery links point without PUBLIC_URL: the address the server listens on, once known.
   let ownOrigin = `http://localhost:${config.port}`;
   let closed: Promise<void> | null = null;
-  const app = createApp({ config, site, store, clock, metrics, mailer, log, ownOrigin: () => ownOrigin });
+  const app = createApp({ config, site, store, clock, metrics, mailer, log, tuf, ownOrigin: () => ownOrigin });
   return {
     app,
     site,
@@ -72,6 +80,7 @@ export async function assembleGateway(opts: AssembleOptions) {
     close: () =>
       (closed ??= (async () => {
         site.close();
+        tuf.close();
         await mailer.close();
         await store.close();
         logger.flush();

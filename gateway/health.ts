@@ -8,6 +8,7 @@ import type { Mailer } from './mail.ts';
 import { type GatewayResponse, jsonResponse } from './responses.ts';
 import type { SiteHolder } from './site-watch.ts';
 import type { StoreStatus } from './store/store-status.ts';
+import { type TufHolder, tufLapsing } from './tuf-metadata.ts';
 
 type HealthStatus =
   | 'ok'
@@ -16,13 +17,20 @@ type HealthStatus =
   | 'store_degraded'
   | 'build_refused'
   | 'site_unreadable'
-  | 'mail_degraded';
+  | 'mail_degraded'
+  | 'tuf_timestamp_lapsing';
 
-export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer['status']) {
+export function createHealth(
+  site: SiteHolder,
+  store: StoreStatus,
+  mail: Mailer['status'],
+  tuf: TufHolder | null = null,
+  clock: () => number = Date.now,
+) {
   let key = '';
   let body: Buffer = Buffer.alloc(0);
 
-  function build(): Buffer {
+  function build(lapsing: boolean): Buffer {
     const served = site.current;
     const problems: [HealthStatus, string][] = [];
     if (store.state === 'unavailable')
@@ -44,6 +52,12 @@ export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer[
       ]);
     if (mail.degraded)
       problems.push(['mail_degraded', `${mail.reason ?? 'Mail cannot be sent.'} Recovery mails are retried.`]);
+    if (lapsing)
+      problems.push([
+        'tuf_timestamp_lapsing',
+        `The signed timestamp lapses at ${new Date(tuf!.timestampExpires!).toISOString()}: re-sign it ` +
+          '(npm run tuf -- timestamp), and check the timer that should (docs/operations.md, "Signed editions").',
+      ]);
     const fields = {
       status: problems[0]?.[0] ?? 'ok',
       reason: problems.length ? problems.map(([, why]) => why).join(' ') : null,
@@ -60,9 +74,10 @@ export function createHealth(site: SiteHolder, store: StoreStatus, mail: Mailer[
   }
 
   return function health(head: boolean): GatewayResponse {
-    const now = `${site.current.buildId}:${site.version}:${store.version}:${mail.version}`;
+    const lapsing = tufLapsing(tuf, clock());
+    const now = `${site.current.buildId}:${site.version}:${store.version}:${mail.version}:${tuf?.version}:${lapsing}`;
     if (now !== key) {
-      body = build();
+      body = build(lapsing);
       key = now;
     }
     return jsonResponse(200, body, { head });

@@ -6,6 +6,7 @@ import { counter } from './metrics-kinds.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { WRITE_FAILURES } from './store/store-status.ts';
 import type { Store } from './store/types.ts';
+import { type TufHolder, tufLapsing } from './tuf-metadata.ts';
 
 const MAIL_OUTCOMES: MailOutcome[] = ['sent', 'failed', 'given_up'];
 
@@ -120,16 +121,39 @@ function siteMetrics(registry: Registry, site: SiteHolder, clock: () => number) 
   });
 }
 
+/** The signed editions' timestamp: seconds until it lapses, and the two days' warning (tuf-metadata.ts). */
+function tufMetrics(registry: Registry, tuf: TufHolder, clock: () => number) {
+  new Gauge({
+    name: 'gateway_tuf_timestamp_expires_seconds',
+    help: 'Seconds until the signed timestamp served lapses (absent while none is served).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (tuf.timestampExpires !== null) this.set((tuf.timestampExpires - clock()) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'gateway_tuf_timestamp_lapsing',
+    help: '1 while the signed timestamp lapses within two days (the timer has not re-signed it), else 0.',
+    registers: [registry],
+    collect() {
+      this.set(tufLapsing(tuf, clock()) ? 1 : 0);
+    },
+  });
+}
+
 export interface Running {
   store: Store;
   site: SiteHolder;
   mailer: Mailer;
   clock: () => number;
+  tuf?: TufHolder | null;
 }
 
 /** Registers the gauges of the running gateway, in the order GET /metrics prints them. */
-export function watchRunning(registry: Registry, { store, site, mailer, clock }: Running) {
+export function watchRunning(registry: Registry, { store, site, mailer, clock, tuf }: Running) {
   mailMetrics(registry, mailer);
   storeMetrics(registry, store);
   siteMetrics(registry, site, clock);
+  if (tuf) tufMetrics(registry, tuf, clock);
 }

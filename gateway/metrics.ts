@@ -12,6 +12,7 @@ import { watchRunning } from './metrics-gauges.ts';
 import { counter, type Labels, registerHistogram, Series } from './metrics-kinds.ts';
 import type { SiteHolder } from './site-watch.ts';
 import { STORE_OPERATIONS, type Store, type StoreObserver } from './store/types.ts';
+import type { TufHolder } from './tuf-metadata.ts';
 
 /** The label of every route: its path in the route table (site-format.ts); anything else is "other". */
 const ROUTE_LABELS = [...ROUTE_NAMES.map((name) => ROUTES[name].path), 'other'];
@@ -126,9 +127,9 @@ export function createMetrics(opts: MetricsOptions) {
       if (failed) storeErrors[i]!++;
     }) as StoreObserver,
     /** The gauges read at scrape time from the running store and the loaded build. */
-    watch(store: Store, site: SiteHolder, mailer: Mailer) {
+    watch(store: Store, site: SiteHolder, mailer: Mailer, tuf?: TufHolder | null) {
       storeKind = store.kind;
-      watchRunning(registry, { store, site, mailer, clock: opts.clock });
+      watchRunning(registry, { store, site, mailer, clock: opts.clock, tuf });
     },
     /** Whether an Authorization header carries the token (compared in constant time). */
     allows(authorization: string | string[] | undefined): boolean {

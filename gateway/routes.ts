@@ -110,6 +110,8 @@ const DATA: Partial<Record<RouteName, (path: string, query: string, site: Site) 
     return ofYear(query, site, grainKey(id), (year) => grainYearKey(id, year), id);
   },
   snapshot: (_path, query, site) => ofYear(query, site, snapshotKey(null), snapshotKey, ''),
+  /** A signed edition's target (docs/operations.md, "Signed editions"): its path is its body's key. */
+  tufTargets: (path) => ({ handler: 'data', key: path }),
 };
 
 /**

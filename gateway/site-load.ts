@@ -97,7 +97,9 @@ const HELD_PLAIN_MAX = 64 * 1024;
 function hotBodies(manifest: Manifest): Set<BodyEntry> {
   const hot = new Set<BodyEntry>();
   for (const [key, hash] of Object.entries(manifest.routes)) {
-    const other = routeOf(key) === 'changelog' && !key.endsWith(`limit=${CHANGELOG_DEFAULT_LIMIT}`);
+    const other =
+      (routeOf(key) === 'changelog' && !key.endsWith(`limit=${CHANGELOG_DEFAULT_LIMIT}`)) ||
+      routeOf(key) === 'tufTargets'; // the same bodies as their API routes: hot, or not, by those
     if (yearOfKey(key) === null && !other) hot.add(manifest.bodies[hash]!);
   }
   return hot;

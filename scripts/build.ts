@@ -12,13 +12,14 @@ import { folderEncodings } from '../build/emit/encoding-cache.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
 import { livePointer, publishStaged, stagingDir } from '../build/publish/publish.ts';
 import { DEFAULT_DIRS } from '../build/site-format.ts';
+import { publishEdition } from '../build/tuf/publish-edition.ts';
 import { formatError } from '../build/validate/validate.ts';
 
 const ENCODINGS_CACHE = 'node_modules/.cache/encodings';
 
 const { values } = readArgs({
   command: 'npm run build --',
-  usage: '[--dataset DIR] [--out DIR] [--cache DIR]',
+  usage: '[--dataset DIR] [--out DIR] [--state DIR] [--cache DIR]',
   help: `
 Validates the dataset, checks that every change to a published record is named by a changelog
 entry (docs/dataset-editing.md), then publishes every response body as a new build, which a
@@ -26,6 +27,8 @@ running gateway swaps in. Nothing is published when anything is wrong.
 
   --dataset DIR  the dataset to build (default: DATASET_DIR, else ${DEFAULT_DIRS.dataset})
   --out DIR      where builds are published (default: SITE_DIR, else ${DEFAULT_DIRS.site})
+  --state DIR    the signing keys of the signed editions, in tuf-keys/ (default: STATE_DIR, else
+                 ${DEFAULT_DIRS.state}); a development set is made there when a site has no root yet
   --cache DIR    the last build's encodings, reused for the bodies that did not change (default:
                  ${ENCODINGS_CACHE}); the build is the same bytes without it
 
@@ -33,6 +36,7 @@ Exit codes: 0 published, 1 refused (the reasons are printed), 2 usage.`,
   options: {
     dataset: { type: 'string', default: process.env.DATASET_DIR || DEFAULT_DIRS.dataset },
     out: { type: 'string', default: process.env.SITE_DIR || DEFAULT_DIRS.site },
+    state: { type: 'string', default: process.env.STATE_DIR || DEFAULT_DIRS.state },
     cache: { type: 'string', default: ENCODINGS_CACHE },
   },
 });
@@ -69,8 +73,20 @@ if (!result.ok) {
 }
 const { live } = result;
 const { manifest, files } = result.site;
+// its signed edition first, the versions above the last (docs/operations.md, "Signed editions"): keys
+// that cannot sign it refuse the build before anything is published
+let edition: ReturnType<typeof publishEdition>;
+try {
+  edition = publishEdition(manifest, { siteDir: out, stateDir: resolve(values.state!), now: Date.now() });
+} catch (err) {
+  rmSync(staged.dir, { recursive: true, force: true });
+  console.error(`${(err as Error).message}\nnothing was published.`);
+  process.exit(1);
+}
 const { dir, reused } = publishStaged(out, staged, manifest);
 encodings.keepOnlyUsed();
+if (edition.developmentKeys)
+  console.log(`made development signing keys in ${resolve(values.state!)}/tuf-keys: for development only`);
 // After a rollback the same dataset gives a build the site already holds: it is served again
 const served = live?.build_id === manifest.build_id;
 const what = !reused ? 'published' : served ? 'unchanged:' : `served again (was ${live?.build_id ?? 'none'}):`;
@@ -79,5 +95,6 @@ console.log(
     `${Object.keys(manifest.routes).length} routes, ` +
     `${Object.keys(manifest.bodies).length} distinct bodies, ${files.count} files, ` +
     `${(files.bytes / 1024).toFixed(0)} KiB, ` +
-    `${Math.round(performance.now() - started)} ms`,
+    `${Math.round(performance.now() - started)} ms; ` +
+    `signed edition: targets ${edition.versions.targets}, root ${edition.versions.root}`,
 );

@@ -34,6 +34,7 @@ export const ENTRIES = {
   grade: 'scripts/grade.ts',
   'client-pack': 'scripts/client-pack.ts',
   changelog: 'scripts/changelog.ts',
+  tuf: 'scripts/tuf.ts',
 };
 const SOURCES = ['gateway', 'build', 'scripts'];
 

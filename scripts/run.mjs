@@ -3,7 +3,7 @@
 // (scripts/bundle-node.mjs), made first when missing or older than the sources, run by node itself:
 // no TypeScript loader, so they work on the production dependencies alone. Errors point at the
 // TypeScript: source maps are on.
-//   node scripts/run.mjs <build|backup|accounts|rollback|sync|grade|client-pack|changelog> [its arguments]
+//   node scripts/run.mjs <build|backup|accounts|rollback|sync|grade|client-pack|changelog|tuf> [its arguments]
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BundleError, ENTRIES, freshBundles } from './bundle-node.mjs';

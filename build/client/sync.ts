@@ -9,11 +9,14 @@
 // of the classes published for it, in a folder of its own (docs/sync.md, "A past crop year").
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { swapFolder } from '../atomic-write.mjs';
+import { replaceFiles, swapFolder } from '../atomic-write.mjs';
 import { summaryOf } from '../grain-summary.ts';
 import { SCHEMA_VERSION, snapshotKey } from '../site-format.ts';
 import type { ChangelogEntry, Snapshot } from '../types.ts';
 import { ApiError, type ClientCache, type ClientOptions, createClient, snapshotPath } from './api.ts';
+import { EditionError, type TrustedEdition, targetMismatch } from './edition.ts';
+import { snapshotFromMirror } from './mirror.ts';
+import { syncEdition, unsignedFile } from './sync-edition.ts';
 
 export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   out: string;
@@ -22,6 +25,12 @@ export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
   log?: (line: string) => void;
   /** Aborted (Ctrl-C): the run stops before the swap, and the old mirror stays. */
   signal?: AbortSignal;
+  /** The root to verify the signed edition from, as JSON text (docs/sync.md, "Signed editions"). */
+  trustedRoot?: string;
+  /** The time the metadata's expiry is judged by (epoch ms; now when left out). */
+  now?: number;
+  /** Sync from a mirror's /tuf tree (a folder or a URL: mirror.ts) instead of the service; no key, nothing counted. */
+  from?: string;
 }
 
 export interface SyncSummary {
@@ -44,10 +53,11 @@ export const SYNC_FILES = {
   record: (grainId: string) => `grains/${grainId}.json`,
 };
 
-/** What sync-state.json holds: the mirror's crop year (none: the current tables) and ETags by path. */
+/** What sync-state.json holds: the crop year (none: the current tables), ETags by path, the edition trusted. */
 interface SyncState {
   crop_year?: string;
   etags: Record<string, string>;
+  edition?: TrustedEdition;
 }
 
 /** A run cut short between the two renames of a swap leaves the previous mirror beside: put it back. */
@@ -69,12 +79,16 @@ const readText = (file: string) => {
   }
 };
 
-function readState(out: string): { etags: Record<string, string>; cropYear: string | null } {
+function readState(out: string): {
+  etags: Record<string, string>;
+  cropYear: string | null;
+  edition: TrustedEdition | null;
+} {
   try {
     const s = JSON.parse(readFileSync(join(out, STATE), 'utf8')) as Partial<SyncState>;
-    return { etags: s.etags ?? {}, cropYear: s.crop_year ?? null };
+    return { etags: s.etags ?? {}, cropYear: s.crop_year ?? null, edition: s.edition ?? null };
   } catch {
-    return { etags: {}, cropYear: null };
+    return { etags: {}, cropYear: null, edition: null };
   }
 }
 
@@ -89,6 +103,41 @@ function mirroredIds(out: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Why the signed edition does not verify, as the sync's error. */
+const failed = (err: unknown): never => {
+  const why = err instanceof EditionError ? err.message : `its metadata could not be fetched (${err})`;
+  throw new SyncError(`the signed edition does not verify: ${why}; nothing was changed`);
+};
+
+/**
+ * The snapshot (from the service, or a mirror with `from`) and the signed edition verified: after the
+ * one counted request, as its metadata is public and costs nothing.
+ */
+async function answerAndEdition(
+  opts: SyncOptions,
+  client: ReturnType<typeof createClient>,
+  seen: TrustedEdition | null,
+  path: string,
+  log: (line: string) => void,
+) {
+  const now = opts.now ?? Date.now();
+  const cropYear = opts.cropYear ?? null;
+  const mirrored = opts.from
+    ? await snapshotFromMirror(opts.from, { ...opts, seen, now, log }, path).catch(failed)
+    : null;
+  const answer = mirrored
+    ? {
+        notModified: false,
+        body: JSON.parse(mirrored.text) as Snapshot,
+        text: mirrored.text,
+        etag: null,
+        rateLimit: null,
+      }
+    : await client.snapshot(cropYear === null ? {} : { cropYear });
+  const edition = mirrored?.edition ?? (await syncEdition({ ...opts, seen, now, log }).catch(failed));
+  return { answer, edition, mirrored };
 }
 
 export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
@@ -128,16 +177,28 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   };
   const client = createClient({ ...opts, cache });
   if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
-  const answer = await client.snapshot(cropYear === null ? {} : { cropYear });
-  const counted = answer.notModified ? 0 : 1;
+  const { answer, edition, mirrored } = await answerAndEdition(opts, client, state.edition, path, log);
+  const refuse = (why: string | null) => {
+    if (why) throw new SyncError(`the signed edition does not verify: ${why}; nothing was changed`);
+  };
+  const counted = answer.notModified || mirrored ? 0 : 1;
   const remaining = answer.rateLimit?.remaining ?? null;
   if (answer.notModified) {
     log('snapshot: not modified since the last sync');
+    if (edition) {
+      const kept = new Map(
+        oldIds.map((id) => [SYNC_FILES.record(id), readText(join(out, SYNC_FILES.record(id))) ?? '']),
+      );
+      refuse(unsignedFile(edition, kept, SYNC_FILES, cropYear));
+      writeState(out, { ...(cropYear ? { crop_year: cropYear } : {}), etags: state.etags, edition: edition.trusted });
+    }
     const records = { new: 0, changed: 0, unchanged: oldIds.length, removed: 0 };
     return { changed: false, records, counted, remaining, unannounced: [] };
   }
   const snapshot = answer.body;
+  if (edition) refuse(targetMismatch(edition, path, answer.text));
   const files = snapshotFiles(snapshot);
+  if (edition) refuse(unsignedFile(edition, files, SYNC_FILES, cropYear));
   const records = { new: 0, changed: 0, unchanged: 0, removed: 0 };
   const changed: string[] = [];
   const ids = snapshot.grains.map((g) => g.grain_id);
@@ -161,7 +222,11 @@ export async function syncMirror(opts: SyncOptions): Promise<SyncSummary> {
   }
   if (opts.signal?.aborted) throw new SyncError('interrupted; nothing was changed');
   const etags = answer.etag ? { [path]: answer.etag } : {};
-  publish(out, files, { ...(cropYear ? { crop_year: cropYear } : {}), etags });
+  publish(out, files, {
+    ...(cropYear ? { crop_year: cropYear } : {}),
+    etags,
+    ...(edition && { edition: edition.trusted }),
+  });
   return { changed: true, records, counted, remaining, unannounced };
 }
 
@@ -196,13 +261,17 @@ function namedByNewEntries(out: string, entries: ChangelogEntry[]) {
   return new Set(entries.filter((e) => !known.has(e.id)).flatMap((e) => e.grain_ids_affected));
 }
 
+const stateText = (state: SyncState) => `${JSON.stringify(state, null, 1)}\n`;
+/** An unchanged copy's state, with the newer edition it has now seen: replaced by rename. */
+const writeState = (out: string, state: SyncState) => replaceFiles([[join(out, STATE), stateText(state)]]);
+
 /** Written beside, then swapped in: the old mirror is renamed away only once the new one is whole. */
 function publish(out: string, files: Map<string, string>, state: SyncState) {
   const tmp = `${out}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, 'grains'), { recursive: true });
   for (const [file, text] of files) writeFileSync(join(tmp, file), text);
-  writeFileSync(join(tmp, STATE), `${JSON.stringify(state, null, 1)}\n`);
+  writeFileSync(join(tmp, STATE), stateText(state));
   swapFolder(tmp, out, `${out}.previous`); // flushed, then swapped in (recover() puts back a swap cut short)
 }
 

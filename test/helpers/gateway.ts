@@ -63,7 +63,10 @@ export function realSiteDir(): string {
   if (!existsSync(join(shared, POINTER_FILE))) {
     const own = tempDir('site');
     const cache = join(root, 'node_modules/.cache/test-real-site');
+    // the signed editions' development keys: one set for every test site, made by the first build
+    const state = join(tmpdir(), 'grain-test-signing-state');
     const args = ['--import', 'tsx', 'scripts/build.ts', '--dataset', 'dataset', '--out', own, '--cache', cache];
+    args.push('--state', state);
     const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 0, `the real dataset does not build: ${run.stderr}`);
     try {

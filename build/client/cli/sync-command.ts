@@ -3,13 +3,15 @@
 // how): the key may come from API_KEY instead of --key, and is sent only in the X-API-Key header.
 // Prints progress and a one-line summary. Exit codes: 0 done (or nothing changed), 1 failed and
 // nothing changed, 2 usage.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readArgs, usageExit } from '../../cli-args.ts';
 import { ApiError, SyncError, syncMirror } from '../sync.ts';
 
 const SPEC = {
-  usage: '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY]',
+  usage:
+    '--url <base URL> --out <folder> [--key <API key>] [--wait <seconds>] [--crop-year YYYY/YY] [--root FILE] ' +
+    '(or --from <mirror> for --url)',
   help: `
 Keeps a copy of every table in <folder>: grains.json, grains/<GRAIN_ID>.json (each record exactly as
 GET /api/grains/<GRAIN_ID> serves it), changelog.json and sync-state.json. One request does it:
@@ -22,6 +24,11 @@ and a run with anything changed costs one request. A run that fails leaves the c
   --wait SECONDS  wait out a 429 whose Retry-After is at most this long (default 60; 0: never)
   --crop-year Y   mirror the records as they stood in crop year Y (2025/26), of the classes published
                   for it, instead of the current ones: a year's copy is a folder of its own
+  --root FILE     the signed editions' root to verify from (its JSON); without it, the root the copy
+                  kept, else the service's first, trusted on first use. A body that is not the one
+                  signed, an older edition, expired metadata or an unknown signer fail the run
+  --from MIRROR   sync from a mirror (grain-tables mirror): its folder, or the URL a static server
+                  serves it at; no key, nothing counted, verified from --root or the copy's root
 
 Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`,
   options: {
@@ -30,6 +37,8 @@ Exit codes: 0 done (or nothing changed), 1 failed and nothing changed, 2 usage.`
     out: { type: 'string' },
     wait: { type: 'string' },
     'crop-year': { type: 'string' },
+    root: { type: 'string' },
+    from: { type: 'string' },
   },
 } as const;
 
@@ -44,19 +53,22 @@ export async function syncCommand(
   const spec = { ...SPEC, command: opts.command ?? 'grain-tables sync' };
   const { values } = readArgs(spec, argv);
   const key = values.key ?? opts.apiKey;
-  if (!values.url) usageExit(spec, '--url is missing: the base URL of the service, e.g. https://grain.example.net');
-  if (!URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) {
+  const from = values.from && (/^https?:\/\//.test(values.from) ? values.from : resolve(values.from));
+  if (!values.url && !from)
+    usageExit(spec, '--url is missing: the base URL of the service, e.g. https://grain.example.net');
+  if (values.url === undefined) values.url = '';
+  else if (!URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) {
     usageExit(spec, `--url must be an http:// or https:// URL, not "${values.url}"`);
   }
   // the API's paths all begin with /api: a base URL that ends with it would ask for /api/api/…
-  const apiPath = /^(.*?)\/api\/?$/.exec(new URL(values.url).pathname);
+  const apiPath = values.url && /^(.*?)\/api\/?$/.exec(new URL(values.url).pathname);
   if (apiPath) {
     const base = new URL(values.url);
     base.pathname = apiPath[1] || '/';
     usageExit(spec, `--url is the service's base URL, without /api: --url ${base.href.replace(/\/$/, '')}`);
   }
   if (!values.out) usageExit(spec, '--out is missing: the folder that holds the copy');
-  if (!key) usageExit(spec, 'no API key: pass --key, or set API_KEY (POST /api/register issues one)');
+  if (!key && !from) usageExit(spec, 'no API key: pass --key, or set API_KEY (POST /api/register issues one)');
   const wait = values.wait === undefined ? 60 : Number(values.wait);
   if (!/^\d+$/.test(values.wait ?? '60'))
     usageExit(spec, `--wait must be a whole number of seconds, not "${values.wait}"`);
@@ -70,12 +82,14 @@ export async function syncCommand(
   try {
     const s = await syncMirror({
       baseUrl: values.url,
-      key,
+      key: key ?? '',
+      from,
       out,
       cropYear,
       maxWaitSeconds: wait,
       signal: controller.signal,
       log: (line) => console.error(line),
+      trustedRoot: values.root === undefined ? undefined : readFileSync(resolve(values.root), 'utf8'),
     });
     const r = s.records;
     const left = s.remaining === null ? '' : ` (${s.remaining} left this hour)`;

@@ -8,6 +8,12 @@ export interface SyncOptions extends Omit<ClientOptions, 'cache'> {
     log?: (line: string) => void;
     /** Aborted (Ctrl-C): the run stops before the swap, and the old mirror stays. */
     signal?: AbortSignal;
+    /** The root to verify the signed edition from, as JSON text (docs/sync.md, "Signed editions"). */
+    trustedRoot?: string;
+    /** The time the metadata's expiry is judged by (epoch ms; now when left out). */
+    now?: number;
+    /** Sync from a mirror's /tuf tree (a folder or a URL: mirror.ts) instead of the service; no key, nothing counted. */
+    from?: string;
 }
 export interface SyncSummary {
     changed: boolean;
