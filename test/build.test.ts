@@ -15,6 +15,7 @@ import type { EmittedSite } from '../build/emit/emit.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
 import { keptBuilds, livePointer, publishSite, publishStaged, rollBack, stagingDir } from '../build/publish/publish.ts';
 import {
+  bodyHash,
   CONTENT_ADDRESSED,
   changelogKey,
   contentAddressed,
@@ -22,7 +23,7 @@ import {
   PAGE_TEMPLATES,
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
-import { buildSite, siteFromDataset, testKit } from './helpers/build.ts';
+import { buildSite, plainOf, siteFromDataset, testKit } from './helpers/build.ts';
 import { bundled } from './helpers/bundles.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -32,11 +33,7 @@ const now = new Date('2026-11-24T08:00:00Z');
 const real = await buildSite(join(root, 'dataset'));
 assert.ok(real.ok, 'the real dataset builds');
 const { site } = real;
-const body = (key: string) => {
-  const hash = site.manifest.routes[key];
-  assert.ok(hash, `a body for ${key}`);
-  return JSON.parse(site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8'));
-};
+const body = (key: string) => JSON.parse(plainOf(site, key).toString('utf8'));
 
 function treeOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -107,7 +104,7 @@ describe('build', () => {
   it('matches the golden record for CORN_CW, byte for byte', () => {
     const golden = readFileSync(join(root, 'test/fixtures/golden/CORN_CW.json'), 'utf8');
     const hash = site.manifest.routes['/api/grains/CORN_CW']!;
-    const bytes = site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
+    const bytes = site.files.get(site.manifest.bodies[hash]!.identity.file!)!.toString('utf8');
     assert.equal(bytes, JSON.stringify(JSON.parse(golden)));
   });
 
@@ -154,7 +151,7 @@ describe('build', () => {
       identifier: 'MIT',
     });
     assert.ok(openapi.info.description.endsWith(DATA_TERMS), openapi.info.description);
-    const docs = site.files.get(site.manifest.bodies[site.manifest.routes['/docs']!]!.identity.file)!.toString('utf8');
+    const docs = plainOf(site, '/docs').toString('utf8');
     assert.ok(docs.includes(DATA_TERMS.replace(/'/g, '&#39;')), 'the reference page repeats the terms');
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     assert.match(readme, /## Data and licence\n\nThe code and documentation are under the MIT License \(LICENSE\)/);
@@ -223,7 +220,10 @@ describe('build', () => {
 
   it('keeps each encoding decodable to the same bytes, with its own strong ETag', () => {
     for (const [hash, entry] of Object.entries(site.manifest.bodies)) {
-      const identity = site.files.get(entry.identity.file)!;
+      // a plain form stored only as gzip (emit.ts, plainStored) is that form unzipped: its hash is its name
+      const { file } = entry.identity;
+      const identity = file ? site.files.get(file)! : gunzipSync(site.files.get(entry.gzip!.file)!);
+      assert.equal(bodyHash(identity), hash);
       assert.equal(entry.identity.length, identity.length);
       assert.equal(entry.identity.etag, `"${hash}"`);
       if (entry.br) assert.deepEqual(brotliDecompressSync(site.files.get(entry.br.file)!), identity);
@@ -279,11 +279,7 @@ describe('build', () => {
 });
 
 describe('content-addressed files', () => {
-  const text = (route: string) => {
-    const hash = site.manifest.routes[route];
-    assert.ok(hash, `a body for ${route}`);
-    return site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
-  };
+  const text = (route: string) => plainOf(site, route).toString('utf8');
   it('every page links its files by their content-addressed names, each the same body as its plain name', () => {
     for (const page of ['/', '/docs', '/grade', PAGE_TEMPLATES.registered, PAGE_TEMPLATES.registerError]) {
       const links = [...text(page).matchAll(/(?:src|href)="(\/(?:assets|client)\/[^"]+)"/g)].map((m) => m[1]!);
@@ -372,8 +368,9 @@ describe('publish', () => {
       assert.ok(pointer, 'a pointer is always there');
       const manifest = JSON.parse(readFileSync(join(out, pointer.dir, 'manifest.json'), 'utf8')) as Manifest;
       assert.equal(manifest.build_id, pointer.build_id);
-      for (const entry of Object.values(manifest.bodies)) {
-        assert.equal(readFileSync(join(out, pointer.dir, entry.identity.file)).length, entry.identity.length);
+      for (const { identity, gzip } of Object.values(manifest.bodies)) {
+        const [file, length] = identity.file ? [identity.file, identity.length] : [gzip!.file, gzip!.length];
+        assert.equal(readFileSync(join(out, pointer.dir, file)).length, length);
       }
       reads++;
       await new Promise((r) => setImmediate(r));
@@ -434,8 +431,7 @@ describe('changelog order', () => {
       .join('')}`;
     const r = await buildSite(writeDataset({ grains, changelog }));
     assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
-    const get = (key: string) =>
-      JSON.parse(r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[key]!]!.identity.file)!.toString());
+    const get = (key: string) => JSON.parse(plainOf(r.site, key).toString());
     assert.deepEqual(
       get(changelogKey(null, 20)).entries.map((x: ChangelogEntry) => x.id),
       ['e5', 'e4', 'e3', 'e2', 'e1'],

@@ -96,7 +96,7 @@ export async function emitSite<F extends BuildFiles = Map<string, Buffer>>(
     const codings = COMPRESSED.has(kind) ? [] : ENCODINGS;
     const encoded = Promise.all(codings.map((enc) => encodeOnce(meta.encodings, enc, body, hash, levels[enc])));
     const done: Promise<void> = encoded.then((made) => {
-      files.set(entry.identity.file, body);
+      files.set(`bodies/${hash}.${kind}`, body);
       codings.forEach((enc, i) => {
         const { bytes, file } = made[i]!;
         if (bytes.length >= body.length) return; // a tiny body is smaller as it is
