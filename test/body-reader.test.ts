@@ -8,7 +8,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
+import { bodyHash, MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
 import { createBodyReader } from '../gateway/body-reader.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, startTestGateway } from './helpers/gateway.ts';
@@ -110,6 +110,20 @@ describe('a gateway serving from SITE_DIR', () => {
       });
       assert.doesNotMatch(failed.text(), /ENOENT|bodies\/|\.json/);
       assert.equal((await get(t.url, '/api/snapshot', key, { 'accept-encoding': 'br' })).status, 200);
+
+      // a plain form stored only as gzip (build/emit/emit.ts): that file unzipped, the plain form's headers
+      const one = entryOf('/api/changelog?limit=1');
+      assert.equal(one.identity.file, undefined);
+      const unzipped = await get(t.url, '/api/changelog?limit=1', key);
+      assert.equal(unzipped.status, 200);
+      assert.equal(unzipped.headers['content-encoding'], undefined);
+      assert.equal(unzipped.headers['content-length'], String(one.identity.length));
+      assert.equal(unzipped.headers.etag, one.identity.etag);
+      assert.equal(`"${bodyHash(unzipped.body)}"`, one.identity.etag, 'the bytes its ETag names');
+      assert.deepEqual(unzipped.body, gunzipSync(readFileSync(join(build, one.gzip!.file))));
+      assert.equal(JSON.parse(unzipped.text()).count, 1);
+      writeFileSync(join(build, one.gzip!.file), Buffer.alloc(one.gzip!.length)); // not gzip: nothing sent
+      assert.equal((await get(t.url, '/api/changelog?limit=1', key).catch(() => null))?.status ?? 0, 0);
     } finally {
       await t.close();
     }

@@ -11,7 +11,7 @@ import { buildSite as buildSiteWith } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile/compile.ts';
 import { DATA_TERMS } from '../build/compile/openapi.ts';
-import type { EmittedSite } from '../build/emit/emit.ts';
+import { type EmittedSite, emitSite } from '../build/emit/emit.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
 import { keptBuilds, livePointer, publishSite, publishStaged, rollBack, stagingDir } from '../build/publish/publish.ts';
 import {
@@ -19,8 +19,11 @@ import {
   CONTENT_ADDRESSED,
   changelogKey,
   contentAddressed,
+  grainYearKey,
   type Manifest,
   PAGE_TEMPLATES,
+  snapshotKey,
+  tableKey,
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
 import { buildSite, plainOf, siteFromDataset, testKit } from './helpers/build.ts';
@@ -231,6 +234,51 @@ describe('build', () => {
       const tags = [entry.identity, entry.br, entry.gzip].filter(Boolean).map((v) => v!.etag);
       assert.equal(new Set(tags).size, tags.length);
     }
+  });
+
+  it('stores the plain form of a data body few ask for only as gzip, whatever order it is given in', async () => {
+    const meta = { dataset_version: 'v', grain_ids: ['A'], schema_version: '1.0' };
+    const page = (n: number) => JSON.stringify({ entries: Array.from({ length: 40 }, (_, i) => ({ id: i, n })) });
+    const fillers = [1, 2, 3, 4].map((n): [string[], string] => [[`/api/grains/F${n}`], page(100 + n)]);
+    const [other, yearly, table] = [changelogKey(null, 3), grainYearKey('A', '2024/25'), tableKey('A', '2024/25')];
+    const cases: [string, [string[], string][], boolean][] = [
+      ['the changelog at another limit', [[[other], page(1)]], false],
+      ["a past crop year's record", [[[yearly], page(2)]], false],
+      ["a past crop year's snapshot", [[[snapshotKey('2024/25')], page(3)]], false],
+      ["a past crop year's table page, which anyone reads", [[[table], page(4)]], true],
+      ['too small for gzip to be smaller', [[[other], '{}']], true],
+      ['given with the default limit', [[[other, changelogKey(null, 20)], page(5)]], true],
+      // given again once its encodings are done (the fillers between), or while they are under way
+      ['given again as the current record', [[[yearly], page(6)], ...fillers, [['/api/grains/A'], page(6)]], true],
+      [
+        'given first as the current record',
+        [
+          [['/api/grains/A'], page(7)],
+          [[yearly], page(7)],
+        ],
+        true,
+      ],
+    ];
+    const kept = new Map<string, Buffer>(); // encodings kept, so a body's are done at once (encode.ts)
+    for (const [what, bodies, stored] of cases) {
+      for (const round of [1, 2]) {
+        const { manifest, files } = await emitSite(bodies, { ...meta, encodings: kept });
+        const hash = bodyHash(bodies[0]![1]);
+        const { identity, gzip } = manifest.bodies[hash]!;
+        assert.equal(identity.file !== undefined, stored, `${what} (round ${round})`);
+        const plainFiles = [...files.keys()].filter((f) => f.startsWith(`bodies/${hash}.`) && !/\.(br|gz)$/.test(f));
+        assert.equal(plainFiles.length, stored ? 1 : 0, what);
+        assert.deepEqual(
+          stored ? files.get(identity.file!) : gunzipSync(files.get(gzip!.file)!),
+          Buffer.from(bodies[0]![1]),
+        );
+        assert.equal(identity.etag, `"${hash}"`);
+      }
+    }
+    // in the real build: the changelog beyond its default limit, and nothing a page or the current tables need
+    const storedAt = (key: string) => site.manifest.bodies[site.manifest.routes[key]!]!.identity.file !== undefined;
+    assert.equal(storedAt(changelogKey(null, 1)), false);
+    assert.ok([changelogKey(null, 20), '/api/grains/CWRS', '/api/snapshot', '/docs'].every(storedAt));
   });
 
   it('is byte-for-byte deterministic', async () => {
