@@ -83,7 +83,9 @@ export function upstreamReader(base: string, timeoutMs: number): BuildReader {
       await res.body?.cancel();
       throw ERRORS.upstreamFailed;
     }
-    return unzip(Readable.fromWeb(res.body as ReadableStream<Uint8Array>));
+    const body = Readable.fromWeb(res.body as ReadableStream<Uint8Array>);
+    // an origin that labels a .gz file with its coding (Apache's AddEncoding) has it unzipped by fetch already
+    return /gzip/i.test(res.headers.get('content-encoding') ?? '') ? body : unzip(body);
   };
   return { read, bodiesStay: true, unzipped };
 }

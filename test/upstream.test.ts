@@ -83,6 +83,16 @@ describe('upstream static origin', () => {
     assert.equal(gz!.headers['x-api-key'], undefined);
     assert.equal(gz!.headers['if-none-match'], undefined);
     assert.equal(gz!.headers['accept-encoding'], 'identity');
+    // an origin that labels that file with its coding: the same bytes, unzipped once
+    const plain = await get(local.url, '/api/changelog?limit=1', localKey);
+    origin.labelGzip = true;
+    try {
+      const labelled = await get(remote.url, '/api/changelog?limit=1', remoteKey);
+      assert.equal(labelled.status, 200);
+      assert.deepEqual(labelled.body, plain.body);
+    } finally {
+      origin.labelGzip = false;
+    }
     // HEAD and 304 need no trip to the origin
     origin.requests.length = 0;
     const head = await request(remote.url, '/api/grains/CPSR', { method: 'HEAD', headers: { 'x-api-key': remoteKey } });
