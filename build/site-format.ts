@@ -34,8 +34,8 @@ interface ManifestVariant {
   length: number;
   etag: string; // strong: of this representation
 }
-
-export type BodyEntry = { type: string; identity: ManifestVariant; br?: ManifestVariant; gzip?: ManifestVariant };
+type PlainVariant = Omit<ManifestVariant, 'file'> & { file?: string }; // no file: only gzip stored (emit/emit.ts)
+export type BodyEntry = { type: string; identity: PlainVariant; br?: ManifestVariant; gzip?: ManifestVariant };
 
 export interface Manifest {
   generated: string;
@@ -102,7 +102,7 @@ export function readBuild(read: (path: string) => string | Promise<string>, poin
   );
 }
 
-/** The file of a route's body in a build (its identity encoding), as a path under the site; null when none. */
+/** A route's plain body's file in a build, as a path under the site; null when none, or not stored (plain-body.ts). */
 export function bodyPath({ pointer, manifest }: Build, route: string): string | null {
   const file = manifest.bodies[manifest.routes[route] ?? '']?.identity.file;
   return file === undefined ? null : `${pointer.dir}/${file}`;

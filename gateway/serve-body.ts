@@ -1,6 +1,7 @@
 // Serving a precomputed body (docs/contract.md, Authentication and limits): for data, the key,
 // then the hourly limit, then the variant the client accepts; for a public body, the variant at
 // once. A data request, top-down: data → authorised → counted or revalidated → serve.
+import type { Readable } from 'node:stream';
 import { API_KEY_FIELD, ORIGIN_PLACEHOLDER } from '../build/site-format.ts';
 import type { TrustProxy } from './client-address.ts';
 import { requestOrigin } from './client-address.ts';
@@ -11,9 +12,21 @@ import { isWellFormedKey } from './keys.ts';
 import { createVariantChooser, matchedVariant, precondition } from './negotiate.ts';
 import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
-import type { Resource } from './resource.ts';
+import type { BodyLoader, Resource } from './resource.ts';
 import { errorResponse, type GatewayResponse, preparedError, response } from './responses.ts';
 import type { Account, Store } from './store/types.ts';
+
+/** A body read when asked; a plain form unzipped from the origin's gzip file fails as a file proxied does. */
+function loaded(
+  load: BodyLoader,
+  sent: (body: Readable) => GatewayResponse,
+  failed: ((err: HttpError) => GatewayResponse) | null,
+): Promise<GatewayResponse> {
+  return load().then(sent, (err: unknown) => {
+    if (failed && (err === ERRORS.upstreamFailed || err === ERRORS.upstreamTimeout)) return failed(err as HttpError);
+    throw err;
+  });
+}
 
 export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }) {
   const { store, trustProxy } = opts;
@@ -28,7 +41,10 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
     if (x.head) return response(200, headers, null, x.account);
     if (variant.body !== null) return response(200, headers, variant.body, x.account);
     // not held: read from disk when asked (body-reader.ts), or fetched from the upstream origin
-    if (variant.load) return then(x, variant.load(), (x, body) => response(200, headers, body, x.account));
+    if (variant.load) {
+      const sent = loaded(variant.load, (body) => response(200, headers, body, x.account), d && upstreamFailure(x, d));
+      return then(x, sent, (_, r) => r);
+    }
     return response(200, headers, null, x.account, variant.path!, d && upstreamFailure(x, d));
   }
 

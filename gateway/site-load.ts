@@ -5,6 +5,8 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
 import {
   type BodyEntry,
   CHANGELOG_DEFAULT_LIMIT,
@@ -16,8 +18,10 @@ import {
   routeOf,
   yearOfKey,
 } from '../build/site-format.ts';
-import type { BodyReader } from './body-reader.ts';
+import { type BodyReader, unzip } from './body-reader.ts';
 import type { ServePolicy } from './cache-policy.ts';
+import { ERRORS } from './errors.ts';
+import type { BodyLoader } from './resource.ts';
 import { pageFiles, type Site, siteFromManifest } from './site.ts';
 
 export interface BuildReader {
@@ -27,6 +31,8 @@ export interface BuildReader {
   bodiesStay: boolean;
   /** On disk: how the bodies not held are read when asked; without it, every body is held. */
   asked?: { dir: string; bodies: BodyReader };
+  /** At the origin: a gzip file fetched and unzipped as it comes, for a plain form stored only so. */
+  unzipped?: (path: string, length: number) => BodyLoader;
 }
 
 export function diskReader(siteDir: string, bodies?: BodyReader): BuildReader {
@@ -60,7 +66,28 @@ export function upstreamReader(base: string, timeoutMs: number): BuildReader {
     if (!res.ok) throw fail(`the origin answered ${res.status}`);
     return Buffer.from(await res.arrayBuffer());
   };
-  return { read, bodiesStay: true };
+  // answered as a file proxied is (server-proxy.ts): 502 when the origin fails, 504 with no answer in time
+  const unzipped = (path: string, length: number) => async () => {
+    const noAnswer = new AbortController();
+    const timer = setTimeout(() => noAnswer.abort(), timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(`${base}/${path}`, { signal: noAnswer.signal, headers: { 'accept-encoding': 'identity' } });
+    } catch {
+      throw noAnswer.signal.aborted ? ERRORS.upstreamTimeout : ERRORS.upstreamFailed;
+    } finally {
+      clearTimeout(timer);
+    }
+    const given = res.headers.get('content-length');
+    if (res.status !== 200 || !res.body || (given !== null && given !== String(length))) {
+      await res.body?.cancel();
+      throw ERRORS.upstreamFailed;
+    }
+    const body = Readable.fromWeb(res.body as ReadableStream<Uint8Array>);
+    // an origin that labels a .gz file with its coding (Apache's AddEncoding) has it unzipped by fetch already
+    return /gzip/i.test(res.headers.get('content-encoding') ?? '') ? body : unzip(body);
+  };
+  return { read, bodiesStay: true, unzipped };
 }
 
 /** Which build is live now (site-watch.ts polls it). */
@@ -71,7 +98,7 @@ export const readPointer = async (reader: BuildReader): Promise<Pointer> =>
  * `fn` on every item, LOAD_AT_ONCE at a time: a build's thousands of files are read or looked at
  * without as many operations in flight at once.
  */
-type BodyVariant = BodyEntry['identity'];
+type BodyVariant = { file: string; length: number };
 
 async function eachAtOnce<T>(items: readonly T[], fn: (item: T) => Promise<void>) {
   let next = 0;
@@ -123,7 +150,8 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
         if (body) bytes.set(f, body);
       }),
     );
-    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir }, policy);
+    const unzipped = (file: string, length: number) => reader.unzipped!(`${p.dir}/${file}`, length);
+    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir, unzipped }, policy);
   }
   const { asked } = reader;
   const pages = new Set(pageFiles(manifest));
@@ -136,13 +164,14 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
   const cold: BodyVariant[] = [];
   for (const e of Object.values(manifest.bodies)) {
     for (const v of [e.identity, e.br, e.gzip]) {
-      if (!v) continue;
+      if (v?.file === undefined) continue; // a plain form stored only as gzip is unzipped when asked
+      const stored = v as BodyVariant;
       const plain = v === e.identity;
       const read =
         !asked ||
         pages.has(v.file) ||
         (plain ? !(e.br || e.gzip) || (hot.has(e) && v.length <= HELD_PLAIN_MAX) : hot.has(e));
-      (read ? held : cold).push(v);
+      (read ? held : cold).push(stored);
     }
   }
   await eachAtOnce(held, async (v) => {
@@ -157,11 +186,9 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const onDemand =
-    asked &&
-    ((file: string, length: number) => {
-      const path = join(asked.dir, p.dir, file);
-      return () => asked.bodies.get(path, length);
-    });
-  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand }, policy);
+  const inBuild = (file: string) => join(asked!.dir, p.dir, file);
+  const onDemand = asked && ((file: string, length: number) => () => asked.bodies.get(inBuild(file), length));
+  const unzipped = (file: string, length: number): BodyLoader =>
+    asked ? () => asked.bodies.unzipped(inBuild(file), length) : async () => unzip(Readable.from([bytes.get(file)!]));
+  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand, unzipped }, policy);
 }

@@ -63,13 +63,15 @@ export interface BuildBodies {
   upstreamDir: string | null;
   /** How a body on disk that is not held is read when asked (by its file in the build, and its length). */
   onDemand?: (file: string, length: number) => BodyLoader;
+  /** How a plain form stored only as its gzip form (build/emit/emit.ts) is made when asked, from that file. */
+  unzipped?: (gzipFile: string, length: number) => BodyLoader;
 }
 
 /** The files the gateway reads also when the bodies stay upstream: the page templates and the bodies it fills. */
 export function pageFiles(manifest: Manifest): string[] {
   return Object.entries(manifest.routes)
     .filter(([key]) => isTemplate(key) || isFilled(key))
-    .map(([, hash]) => manifest.bodies[hash]!.identity.file);
+    .flatMap(([, hash]) => manifest.bodies[hash]!.identity.file ?? []);
 }
 
 /**
@@ -81,8 +83,17 @@ const filledVariant =
   (body: Buffer, etag: string, encoding: string | null): Variant =>
     preparedVariant(entry, { length: body.length, etag }, encoding, serving, body);
 
-/** Where a variant's bytes come from: held, at the origin, or read from disk when asked. */
-function sourceOf(bodies: BuildBodies, v: BodyEntry['identity']): Buffer | string | BodyLoader {
+/** Where a variant's bytes come from: held, at the origin, read from disk when asked, or unzipped when asked. */
+function sourceOf(
+  bodies: BuildBodies,
+  v: BodyEntry['identity'],
+  gzip?: BodyEntry['gzip'],
+): Buffer | string | BodyLoader {
+  if (v.file === undefined) {
+    if (!gzip || !bodies.unzipped)
+      throw new Error(`a plain form has no file, and nothing unzips ${gzip?.file} when asked`);
+    return bodies.unzipped(gzip.file, gzip.length);
+  }
   if (bodies.upstreamDir) return `/${bodies.upstreamDir}/${v.file}`;
   const held = bodies.bytes.get(v.file);
   if (held) return held;
@@ -104,7 +115,7 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     const entry: BodyEntry = manifest.bodies[hash]!;
     const serving = { cache: cacheControlOf(cls, policy), publicModule };
     const variant = (v: BodyEntry['identity'], encoding: string | null): Variant =>
-      preparedVariant(entry, v, encoding, serving, sourceOf(bodies, v));
+      preparedVariant(entry, v, encoding, serving, sourceOf(bodies, v, entry.gzip));
     const r: Resource = {
       identity: variant(entry.identity, null),
       br: entry.br && variant(entry.br, 'br'),
@@ -116,7 +127,8 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
   const routes = new Map<string, Resource>();
   for (const [key, hash] of Object.entries(manifest.routes)) routes.set(key, resourceFor(hash, key));
   const textOf = (hash: string | undefined) => {
-    const bytes = hash === undefined ? undefined : bodies.bytes.get(manifest.bodies[hash]!.identity.file);
+    const file = hash === undefined ? undefined : manifest.bodies[hash]!.identity.file;
+    const bytes = file === undefined ? undefined : bodies.bytes.get(file);
     return bytes?.toString('utf8');
   };
   const templates = new Map<string, string[]>();

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { bodyHash, MANIFEST_FILE, type Manifest, POINTER_FILE, parsePointer } from '../build/site-format.ts';
 import { createBodyReader } from '../gateway/body-reader.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, startTestGateway } from './helpers/gateway.ts';
@@ -34,6 +34,19 @@ describe('the body reader', () => {
     writeFileSync(at('a.json'), Buffer.alloc(size, 'b'));
     const again = Buffer.concat(await (await reader.get(at('a.json'), size)).toArray());
     assert.deepEqual(again, Buffer.alloc(size, 'b'), 'nothing kept from the last read');
+  });
+
+  it('unzips a gzip file as it reads it, a chunk at a time, and refuses one of another length', async () => {
+    const plain = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `{"n":${i}}`).join(','));
+    const at = files({});
+    writeFileSync(at('a.json.gz'), gzipSync(plain));
+    const reader = createBodyReader();
+    const chunks = (await (await reader.unzipped(at('a.json.gz'), gzipSync(plain).length)).toArray()) as Buffer[];
+    assert.ok(chunks.length > 1 && chunks.every((c) => c.length <= 65536), 'a chunk held at a time');
+    assert.deepEqual(Buffer.concat(chunks), plain);
+    await assert.rejects(reader.unzipped(at('a.json.gz'), 10), /a\.json\.gz has \d+ bytes; its manifest says 10/);
+    writeFileSync(at('bad.json.gz'), Buffer.from('not gzip'));
+    await assert.rejects((await reader.unzipped(at('bad.json.gz'), 8)).toArray(), { code: 'Z_DATA_ERROR' });
   });
 
   it('refuses a file whose length is not the manifest’s, or that is gone', async () => {
@@ -70,7 +83,7 @@ describe('a gateway serving from SITE_DIR', () => {
       assert.equal(JSON.parse(brotliDecompressSync(three.body).toString()).count, 3);
 
       const whole = entryOf('/api/snapshot');
-      const onDisk = readFileSync(join(build, whole.identity.file));
+      const onDisk = readFileSync(join(build, whole.identity.file!));
       assert.ok(onDisk.length > 64 * 1024, 'a body of several chunks');
       const plain = await get(t.url, '/api/snapshot', key);
       assert.equal(plain.status, 200);
@@ -84,9 +97,9 @@ describe('a gateway serving from SITE_DIR', () => {
 
       // its file cut short, then gone (a build pruned under the gateway): nothing inside, never a
       // body shorter than its Content-Length, and br still from memory
-      writeFileSync(join(build, whole.identity.file), onDisk.subarray(0, 1000));
+      writeFileSync(join(build, whole.identity.file!), onDisk.subarray(0, 1000));
       assert.equal((await get(t.url, '/api/snapshot', key)).status, 500);
-      rmSync(join(build, whole.identity.file));
+      rmSync(join(build, whole.identity.file!));
       const failed = await get(t.url, '/api/snapshot', key);
       assert.equal(failed.status, 500);
       assert.deepEqual(failed.json(), {
@@ -97,6 +110,20 @@ describe('a gateway serving from SITE_DIR', () => {
       });
       assert.doesNotMatch(failed.text(), /ENOENT|bodies\/|\.json/);
       assert.equal((await get(t.url, '/api/snapshot', key, { 'accept-encoding': 'br' })).status, 200);
+
+      // a plain form stored only as gzip (build/emit/emit.ts): that file unzipped, the plain form's headers
+      const one = entryOf('/api/changelog?limit=1');
+      assert.equal(one.identity.file, undefined);
+      const unzipped = await get(t.url, '/api/changelog?limit=1', key);
+      assert.equal(unzipped.status, 200);
+      assert.equal(unzipped.headers['content-encoding'], undefined);
+      assert.equal(unzipped.headers['content-length'], String(one.identity.length));
+      assert.equal(unzipped.headers.etag, one.identity.etag);
+      assert.equal(`"${bodyHash(unzipped.body)}"`, one.identity.etag, 'the bytes its ETag names');
+      assert.deepEqual(unzipped.body, gunzipSync(readFileSync(join(build, one.gzip!.file))));
+      assert.equal(JSON.parse(unzipped.text()).count, 1);
+      writeFileSync(join(build, one.gzip!.file), Buffer.alloc(one.gzip!.length)); // not gzip: nothing sent
+      assert.equal((await get(t.url, '/api/changelog?limit=1', key).catch(() => null))?.status ?? 0, 0);
     } finally {
       await t.close();
     }

@@ -11,18 +11,22 @@ import { buildSite as buildSiteWith } from '../build/build-site.ts';
 import { draftChangelog } from '../build/changelog/files.ts';
 import { changelogOrder } from '../build/compile/compile.ts';
 import { DATA_TERMS } from '../build/compile/openapi.ts';
-import type { EmittedSite } from '../build/emit/emit.ts';
+import { type EmittedSite, emitSite } from '../build/emit/emit.ts';
 import { folderFiles } from '../build/publish/build-files.ts';
 import { keptBuilds, livePointer, publishSite, publishStaged, rollBack, stagingDir } from '../build/publish/publish.ts';
 import {
+  bodyHash,
   CONTENT_ADDRESSED,
   changelogKey,
   contentAddressed,
+  grainYearKey,
   type Manifest,
   PAGE_TEMPLATES,
+  snapshotKey,
+  tableKey,
 } from '../build/site-format.ts';
 import type { ChangelogEntry } from '../build/types.ts';
-import { buildSite, siteFromDataset, testKit } from './helpers/build.ts';
+import { buildSite, plainOf, siteFromDataset, testKit } from './helpers/build.ts';
 import { bundled } from './helpers/bundles.ts';
 import { baseGrain, INTERFACE_NINE, OTHER_WHEAT, tempDir, writeDataset } from './helpers/dataset.ts';
 import { openApiAjv, strictDocument } from './helpers/openapi-check.ts';
@@ -32,11 +36,7 @@ const now = new Date('2026-11-24T08:00:00Z');
 const real = await buildSite(join(root, 'dataset'));
 assert.ok(real.ok, 'the real dataset builds');
 const { site } = real;
-const body = (key: string) => {
-  const hash = site.manifest.routes[key];
-  assert.ok(hash, `a body for ${key}`);
-  return JSON.parse(site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8'));
-};
+const body = (key: string) => JSON.parse(plainOf(site, key).toString('utf8'));
 
 function treeOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -107,7 +107,7 @@ describe('build', () => {
   it('matches the golden record for CORN_CW, byte for byte', () => {
     const golden = readFileSync(join(root, 'test/fixtures/golden/CORN_CW.json'), 'utf8');
     const hash = site.manifest.routes['/api/grains/CORN_CW']!;
-    const bytes = site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
+    const bytes = site.files.get(site.manifest.bodies[hash]!.identity.file!)!.toString('utf8');
     assert.equal(bytes, JSON.stringify(JSON.parse(golden)));
   });
 
@@ -160,7 +160,7 @@ describe('build', () => {
       identifier: 'MIT',
     });
     assert.ok(openapi.info.description.endsWith(DATA_TERMS), openapi.info.description);
-    const docs = site.files.get(site.manifest.bodies[site.manifest.routes['/docs']!]!.identity.file)!.toString('utf8');
+    const docs = plainOf(site, '/docs').toString('utf8');
     assert.ok(docs.includes(DATA_TERMS.replace(/'/g, '&#39;')), 'the reference page repeats the terms');
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     assert.match(readme, /## Data and licence\n\nThe code and documentation are under the MIT License \(LICENSE\)/);
@@ -229,7 +229,10 @@ describe('build', () => {
 
   it('keeps each encoding decodable to the same bytes, with its own strong ETag', () => {
     for (const [hash, entry] of Object.entries(site.manifest.bodies)) {
-      const identity = site.files.get(entry.identity.file)!;
+      // a plain form stored only as gzip (emit.ts, plainStored) is that form unzipped: its hash is its name
+      const { file } = entry.identity;
+      const identity = file ? site.files.get(file)! : gunzipSync(site.files.get(entry.gzip!.file)!);
+      assert.equal(bodyHash(identity), hash);
       assert.equal(entry.identity.length, identity.length);
       assert.equal(entry.identity.etag, `"${hash}"`);
       if (entry.br) assert.deepEqual(brotliDecompressSync(site.files.get(entry.br.file)!), identity);
@@ -237,6 +240,51 @@ describe('build', () => {
       const tags = [entry.identity, entry.br, entry.gzip].filter(Boolean).map((v) => v!.etag);
       assert.equal(new Set(tags).size, tags.length);
     }
+  });
+
+  it('stores the plain form of a data body few ask for only as gzip, whatever order it is given in', async () => {
+    const meta = { dataset_version: 'v', grain_ids: ['A'], schema_version: '1.0' };
+    const page = (n: number) => JSON.stringify({ entries: Array.from({ length: 40 }, (_, i) => ({ id: i, n })) });
+    const fillers = [1, 2, 3, 4].map((n): [string[], string] => [[`/api/grains/F${n}`], page(100 + n)]);
+    const [other, yearly, table] = [changelogKey(null, 3), grainYearKey('A', '2024/25'), tableKey('A', '2024/25')];
+    const cases: [string, [string[], string][], boolean][] = [
+      ['the changelog at another limit', [[[other], page(1)]], false],
+      ["a past crop year's record", [[[yearly], page(2)]], false],
+      ["a past crop year's snapshot", [[[snapshotKey('2024/25')], page(3)]], false],
+      ["a past crop year's table page, which anyone reads", [[[table], page(4)]], true],
+      ['too small for gzip to be smaller', [[[other], '{}']], true],
+      ['given with the default limit', [[[other, changelogKey(null, 20)], page(5)]], true],
+      // given again once its encodings are done (the fillers between), or while they are under way
+      ['given again as the current record', [[[yearly], page(6)], ...fillers, [['/api/grains/A'], page(6)]], true],
+      [
+        'given first as the current record',
+        [
+          [['/api/grains/A'], page(7)],
+          [[yearly], page(7)],
+        ],
+        true,
+      ],
+    ];
+    const kept = new Map<string, Buffer>(); // encodings kept, so a body's are done at once (encode.ts)
+    for (const [what, bodies, stored] of cases) {
+      for (const round of [1, 2]) {
+        const { manifest, files } = await emitSite(bodies, { ...meta, encodings: kept });
+        const hash = bodyHash(bodies[0]![1]);
+        const { identity, gzip } = manifest.bodies[hash]!;
+        assert.equal(identity.file !== undefined, stored, `${what} (round ${round})`);
+        const plainFiles = [...files.keys()].filter((f) => f.startsWith(`bodies/${hash}.`) && !/\.(br|gz)$/.test(f));
+        assert.equal(plainFiles.length, stored ? 1 : 0, what);
+        assert.deepEqual(
+          stored ? files.get(identity.file!) : gunzipSync(files.get(gzip!.file)!),
+          Buffer.from(bodies[0]![1]),
+        );
+        assert.equal(identity.etag, `"${hash}"`);
+      }
+    }
+    // in the real build: the changelog beyond its default limit, and nothing a page or the current tables need
+    const storedAt = (key: string) => site.manifest.bodies[site.manifest.routes[key]!]!.identity.file !== undefined;
+    assert.equal(storedAt(changelogKey(null, 1)), false);
+    assert.ok([changelogKey(null, 20), '/api/grains/CWRS', '/api/snapshot', '/docs'].every(storedAt));
   });
 
   it('is byte-for-byte deterministic', async () => {
@@ -288,11 +336,7 @@ describe('build', () => {
 });
 
 describe('content-addressed files', () => {
-  const text = (route: string) => {
-    const hash = site.manifest.routes[route];
-    assert.ok(hash, `a body for ${route}`);
-    return site.files.get(site.manifest.bodies[hash]!.identity.file)!.toString('utf8');
-  };
+  const text = (route: string) => plainOf(site, route).toString('utf8');
   it('every page links its files by their content-addressed names, each the same body as its plain name', () => {
     for (const page of ['/', '/docs', '/grade', PAGE_TEMPLATES.registered, PAGE_TEMPLATES.registerError]) {
       const links = [...text(page).matchAll(/(?:src|href)="(\/(?:assets|client)\/[^"]+)"/g)].map((m) => m[1]!);
@@ -381,8 +425,9 @@ describe('publish', () => {
       assert.ok(pointer, 'a pointer is always there');
       const manifest = JSON.parse(readFileSync(join(out, pointer.dir, 'manifest.json'), 'utf8')) as Manifest;
       assert.equal(manifest.build_id, pointer.build_id);
-      for (const entry of Object.values(manifest.bodies)) {
-        assert.equal(readFileSync(join(out, pointer.dir, entry.identity.file)).length, entry.identity.length);
+      for (const { identity, gzip } of Object.values(manifest.bodies)) {
+        const [file, length] = identity.file ? [identity.file, identity.length] : [gzip!.file, gzip!.length];
+        assert.equal(readFileSync(join(out, pointer.dir, file)).length, length);
       }
       reads++;
       await new Promise((r) => setImmediate(r));
@@ -444,8 +489,7 @@ describe('changelog order', () => {
       .join('')}`;
     const r = await buildSite(writeDataset({ grains, changelog }));
     assert.ok(r.ok, !r.ok ? JSON.stringify(r.errors) : '');
-    const get = (key: string) =>
-      JSON.parse(r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[key]!]!.identity.file)!.toString());
+    const get = (key: string) => JSON.parse(plainOf(r.site, key).toString());
     assert.deepEqual(
       get(changelogKey(null, 20)).entries.map((x: ChangelogEntry) => x.id),
       ['e5', 'e4', 'e3', 'e2', 'e1'],

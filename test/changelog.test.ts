@@ -15,7 +15,7 @@ import { loadDataset } from '../build/load/load.ts';
 import { livePointer, publishSite } from '../build/publish/publish.ts';
 import { changelogKey } from '../build/site-format.ts';
 import type { Change } from '../build/types.ts';
-import { buildSite, validateDataset } from './helpers/build.ts';
+import { buildSite, plainOf, validateDataset } from './helpers/build.ts';
 import { bundled } from './helpers/bundles.ts';
 import { baseGrain, tempDir, writeDataset } from './helpers/dataset.ts';
 import { root } from './helpers/gateway.ts';
@@ -255,12 +255,9 @@ describe('npm run changelog', () => {
       },
     );
     // the published entry carries its changes, and they validate against the response schema
-    const file = r.site.manifest.bodies[r.site.manifest.routes[changelogKey('BBB', 1)]!]!.identity.file;
-    const published = JSON.parse(r.site.files.get(file)!.toString());
+    const published = JSON.parse(plainOf(r.site, changelogKey('BBB', 1)).toString());
     assert.deepEqual(published.entries[0].changes, entry.changes);
-    const doc = JSON.parse(
-      r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes['/api/openapi.json']!]!.identity.file)!.toString(),
-    );
+    const doc = JSON.parse(plainOf(r.site, '/api/openapi.json').toString());
     const validate = openApiAjv(strictDocument(doc)).getSchema('openapi.json#/components/schemas/Changelog')!;
     assert.ok(validate(published), JSON.stringify(validate.errors));
   });
@@ -381,8 +378,7 @@ describe('npm run changelog', () => {
     const built = await buildSite(copy, { now: today });
     assert.ok(built.ok, built.ok ? '' : JSON.stringify(built.errors));
     assert.equal(built.site.manifest.dataset_version, r.entries[0]!.id);
-    const body = (route: string) =>
-      built.site.files.get(built.site.manifest.bodies[built.site.manifest.routes[route]!]!.identity.file)!.toString();
+    const body = (route: string) => plainOf(built.site, route).toString();
     const entries = JSON.parse(body(changelogKey(null, 20))).entries as { id: string; correction: boolean }[];
     assert.deepEqual(
       entries.map((e) => e.correction),

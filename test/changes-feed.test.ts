@@ -15,7 +15,7 @@ import { printsNumber } from '../build/changelog/printed.ts';
 import { firstSentence } from '../build/pages/changes-feed.ts';
 import { publishSite } from '../build/publish/publish.ts';
 import type { Change } from '../build/types.ts';
-import { buildSite } from './helpers/build.ts';
+import { buildSite, plainOf } from './helpers/build.ts';
 import { NEW_YEAR_SUMMARY, newYearDataset, tempDir } from './helpers/dataset.ts';
 import { get, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
@@ -157,8 +157,8 @@ describe('the changes feed of a change to a printed number', () => {
     assert.ok(again.ok);
     const siteDir = tempDir('feed-site');
     publishSite(siteDir, r.site);
-    feed = r.site.files.get(r.site.manifest.bodies[r.site.manifest.routes[FEED]!]!.identity.file)!.toString();
-    const twice = again.site.files.get(again.site.manifest.bodies[again.site.manifest.routes[FEED]!]!.identity.file);
+    feed = plainOf(r.site, FEED).toString();
+    const twice = plainOf(again.site, FEED);
     assert.equal(twice?.toString(), feed, 'the same dataset gives the same feed, byte for byte');
     t = await startTestGateway({ SITE_DIR: siteDir });
   });

@@ -16,15 +16,8 @@ import { grade } from '../build/grading/grade.ts';
 import { clientDeclarations } from '../build/pack/declarations.ts';
 import { clientTarball } from '../build/pack/pack.ts';
 import { TYPES_DIR } from '../build/pack/package-layout.ts';
-import {
-  BODY_TYPES,
-  bodyPath,
-  CLIENT_TARBALL,
-  grainKey,
-  grainYearKey,
-  readBuild,
-  snapshotKey,
-} from '../build/site-format.ts';
+import { plainBody } from '../build/plain-body.ts';
+import { BODY_TYPES, CLIENT_TARBALL, grainKey, grainYearKey, readBuild, snapshotKey } from '../build/site-format.ts';
 import type * as Source from '../build/types.ts';
 import { tempDir } from './helpers/dataset.ts';
 import { get, realSiteDir, register, root, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -253,7 +246,7 @@ describe('the client package', () => {
     const site = realSiteDir();
     const read = (path: string) => readFileSync(join(site, path), 'utf8');
     const build = readBuild(read);
-    const body = (key: string) => read(bodyPath(build, key)!);
+    const body = (key: string) => plainBody(build, key, (path) => readFileSync(join(site, path)))!.toString('utf8');
     const list = JSON.parse(body('/api/grains'));
     const years = new Set<string>();
     for (const g of list.grains) {

@@ -177,7 +177,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /** The folders whose code ships to the user (the package, the public modules): no build tool goes in. */
 const SHIPPED = ['client', 'grading'];
 /** build/'s root files what ships may import: the contract with the service and the parts the package shares. */
-const PACKAGE_MAY_IMPORT = ['atomic-write.mjs', 'cli-args.ts', 'grain-summary.ts', 'site-format.ts', 'types.ts'];
+const PACKAGE_MAY_IMPORT = [
+  'atomic-write.mjs',
+  'cli-args.ts',
+  'grain-summary.ts',
+  'plain-body.ts',
+  'site-format.ts',
+  'types.ts',
+];
 /** The package: only its packing (pack/) and the commands (scripts/) may import it. */
 const PACKAGE_OWN = ['build/client/'];
 

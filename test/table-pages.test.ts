@@ -13,7 +13,7 @@ import { tableBodies } from '../build/pages/table-bodies.ts';
 import { type Build, bodyPath, grainKey, readBuild, tableKey } from '../build/site-format.ts';
 import type { GrainRecord, Threshold } from '../build/types.ts';
 import type { Dataset } from '../build/validate/validate.ts';
-import { buildSite } from './helpers/build.ts';
+import { buildSite, plainOf } from './helpers/build.ts';
 import { NEW_YEAR_SUMMARY, newYearDataset } from './helpers/dataset.ts';
 import { realSiteDir, root } from './helpers/gateway.ts';
 import { inject, injectGet, startTestApp, type TestApp } from './helpers/inject.ts';
@@ -176,10 +176,7 @@ describe('the tables as pages, served', () => {
 describe('a class with two crop years', () => {
   let site: EmittedSite;
   let validated: Dataset;
-  const body = (route: string) => {
-    const file = site.manifest.bodies[site.manifest.routes[route]!]!.identity.file;
-    return site.files.get(file)!.toString();
-  };
+  const body = (route: string) => plainOf(site, route).toString();
   before(async () => {
     const dataset = newYearDataset('two-years', root);
     const summary = NEW_YEAR_SUMMARY;

@@ -40,6 +40,7 @@ describe('upstream static origin', () => {
     '/api/grains/barley_gp_ce',
     '/api/changelog',
     '/api/changelog?grain_id=corn_cw&limit=7',
+    '/api/changelog?limit=1', // its plain form stored only as gzip (build/emit/emit.ts): unzipped as it comes
     '/api/openapi.json',
   ];
   const encodings = [undefined, 'gzip', 'br', 'gzip, deflate, br'];
@@ -72,6 +73,25 @@ describe('upstream static origin', () => {
     assert.equal(r.headers['x-api-key'], undefined);
     assert.equal(r.headers['if-none-match'], undefined);
     assert.equal(r.headers['accept-encoding'], 'identity');
+    // a plain form stored only as gzip: that file, asked for as it is
+    origin.requests.length = 0;
+    await get(remote.url, '/api/changelog?limit=1', remoteKey, { 'if-none-match': '"stale"' });
+    const [gz, ...more] = origin.requests.filter((r) => r.path.includes('/bodies/'));
+    assert.equal(more.length, 0);
+    assert.match(gz!.path, /^\/builds\/[0-9a-f]{16}\/bodies\/[0-9a-f]{32}\.json\.gz$/);
+    assert.equal(gz!.headers['x-api-key'], undefined);
+    assert.equal(gz!.headers['if-none-match'], undefined);
+    assert.equal(gz!.headers['accept-encoding'], 'identity');
+    // an origin that labels that file with its coding: the same bytes, unzipped once
+    const plain = await get(local.url, '/api/changelog?limit=1', localKey);
+    origin.labelGzip = true;
+    try {
+      const labelled = await get(remote.url, '/api/changelog?limit=1', remoteKey);
+      assert.equal(labelled.status, 200);
+      assert.deepEqual(labelled.body, plain.body);
+    } finally {
+      origin.labelGzip = false;
+    }
     // HEAD and 304 need no trip to the origin
     origin.requests.length = 0;
     const head = await request(remote.url, '/api/grains/CPSR', { method: 'HEAD', headers: { 'x-api-key': remoteKey } });
@@ -94,6 +114,9 @@ describe('upstream static origin', () => {
       assert.equal(res.headers['x-ratelimit-used'], String(used));
       assert.equal(res.headers['x-ratelimit-remaining'], String(100_000 - used));
       assert.match(String(res.headers.ratelimit), /^"default";r=\d+;t=\d+$/);
+      const unzipped = await get(remote.url, '/api/changelog?limit=1', remoteKey);
+      assert.equal(unzipped.status, 504, 'a plain form unzipped from the origin times out the same');
+      assert.equal(unzipped.headers['x-ratelimit-used'], String(used));
     } finally {
       origin.delayMs = 0;
     }
@@ -127,6 +150,10 @@ describe('upstream static origin', () => {
       assert.deepEqual(missing.json(), errorJson('upstreamFailed', 502));
       assert.equal(missing.headers['x-ratelimit-used'], '0', 'a 502 is not counted');
       assert.equal(missing.headers['x-ratelimit-remaining'], '100');
+      const unzipped = await get(a.url, '/api/changelog?limit=1', await register(a.url, 'gz-missing@example.com'));
+      assert.equal(unzipped.status, 502, 'a plain form unzipped from the origin fails the same');
+      assert.deepEqual(unzipped.json(), errorJson('upstreamFailed', 502));
+      assert.equal(unzipped.headers['x-ratelimit-used'], '0');
       const key = await register(b.url, 'down@example.com');
       await doomed.close();
       const down = await get(b.url, '/api/grains/SOYBEANS', key);

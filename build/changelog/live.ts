@@ -4,16 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordJson } from '../load/covered.ts';
+import { plainBody } from '../plain-body.ts';
 import { livePointer } from '../publish/publish.ts';
-import {
-  bodyPath,
-  CHANGELOG_MAX_LIMIT,
-  changelogKey,
-  grainKey,
-  readBuild,
-  routeOf,
-  yearOfKey,
-} from '../site-format.ts';
+import { CHANGELOG_MAX_LIMIT, changelogKey, grainKey, readBuild, routeOf, yearOfKey } from '../site-format.ts';
 import type { Dataset } from '../validate/validate.ts';
 import { diffRecords } from './diff.ts';
 import { changedRecords, type Unlogged } from './guard.ts';
@@ -31,12 +24,12 @@ export function readLiveBuild(siteDir: string): LiveBuild | null {
   const pointer = livePointer(siteDir);
   if (!pointer) return null;
   try {
-    const read = (path: string) => readFileSync(join(siteDir, path), 'utf8');
-    const build = readBuild(read, pointer);
+    const read = (path: string) => readFileSync(join(siteDir, path));
+    const build = readBuild((path) => read(path).toString('utf8'), pointer);
     const { manifest } = build;
     const body = (route: string) => {
-      const path = bodyPath(build, route);
-      return path === null ? null : JSON.parse(read(path));
+      const bytes = plainBody(build, route, read);
+      return bytes === null ? null : JSON.parse(bytes.toString('utf8'));
     };
     const records = new Map(manifest.grain_ids.map((id) => [id, body(grainKey(id)) as RecordJson]));
     // The newest page holds every entry a recent build published; an older one is not a new entry.

@@ -1,19 +1,24 @@
 // Bodies → their encodings, strong ETags and the manifest, a few bodies at a time: each is encoded
 // on the thread pool (encode.ts) while the next ones are made, then handed to the build's files (a
 // Map in memory, or a folder: build-files.ts), so nothing is held but the manifest and the bodies
-// under way. Identical bodies are stored once, named by their hash.
+// under way. Identical bodies are stored once, named by their hash; the plain form of a data body
+// few ask for, only as its gzip form (plainStored).
 import { createHash } from 'node:crypto';
 import {
   BODY_TYPES,
   type BodyEntry,
   type BodyKind,
   bodyHash,
+  CHANGELOG_DEFAULT_LIMIT,
+  cacheClassOf,
   ENCODING_SUFFIX,
   ENCODINGS,
   isPage,
   MANIFEST_FILE,
   type Manifest,
+  routeOf,
   strongEtag,
+  yearOfKey,
 } from '../site-format.ts';
 import { type Effort, type EncodingCache, encodeOnce, LEVELS } from './encode.ts';
 
@@ -25,6 +30,17 @@ function kindOf(route: string): BodyKind {
 }
 /** Kinds already compressed: a content-coding would only cost the build time. */
 const COMPRESSED: ReadonlySet<BodyKind> = new Set(['tgz']);
+
+/** A route few clients ask for: a past crop year's, or the changelog at one of its other limits. */
+const fewAskFor = (route: string) =>
+  yearOfKey(route) !== null || (routeOf(route) === 'changelog' && !route.endsWith(`limit=${CHANGELOG_DEFAULT_LIMIT}`));
+/**
+ * Is a body's plain form stored as a file of its own, given the routes it answers? Not where each is a data
+ * route few ask for: their plain forms were nearly all of an archive's bytes on disk (the changelog at a
+ * hundred limits), and only a client that takes no gzip asks for one, so only the gzip form is stored and the
+ * gateway unzips it when asked (docs/performance.md, Growth). Its ETag and bytes are the plain body's still.
+ */
+const plainStored = (routes: readonly string[]) => routes.some((r) => !fewAskFor(r) || cacheClassOf(r) !== 'private');
 
 /** Where a build's files go, each once, by its path in the build: a Map, or a folder (build-files.ts). */
 export interface BuildFiles {
@@ -72,6 +88,16 @@ export async function emitSite<F extends BuildFiles = Map<string, Buffer>>(
   // each body's files are handed over as its encodings are done: the files' order is not the
   // build's (the manifest, sorted, is)
   const underWay = new Set<Promise<void>>();
+  // the bodies whose plain form is stored (plainStored), and those whose encodings are done
+  const plain = new Set<string>();
+  const finished = new Set<string>();
+  /** A plain file stored after all, for a body given again under a route that needs it. */
+  const wanted = (hash: string, entry: BodyEntry, body: Buffer, kind: BodyKind) => {
+    plain.add(hash);
+    if (!finished.has(hash) || entry.identity.file !== undefined) return;
+    entry.identity = { file: `bodies/${hash}.${kind}`, ...entry.identity };
+    files.set(entry.identity.file!, body);
+  };
   for (const [keys, given] of bodies) {
     const body = typeof given === 'string' ? Buffer.from(given, 'utf8') : given;
     const hash = bodyHash(body);
@@ -84,26 +110,31 @@ export async function emitSite<F extends BuildFiles = Map<string, Buffer>>(
     const known = entries.get(hash);
     if (known) {
       if (known.type !== BODY_TYPES[kind]) throw new Error(`${keys[0]} is the bytes of another kind of body`);
+      if (!plain.has(hash) && plainStored(keys)) wanted(hash, known, body, kind);
       continue;
     }
+    const plainFile = `bodies/${hash}.${kind}`;
     const entry: BodyEntry = {
       type: BODY_TYPES[kind],
-      identity: { file: `bodies/${hash}.${kind}`, length: body.length, etag: strongEtag(hash) },
+      identity: { file: plainFile, length: body.length, etag: strongEtag(hash) },
     };
     entries.set(hash, entry);
+    if (plainStored(keys)) plain.add(hash);
     // the effort of the route that sorts first: one body given under two keys is compressed once
     const levels = LEVELS[effort([...keys].sort()[0]!)];
     const codings = COMPRESSED.has(kind) ? [] : ENCODINGS;
     const encoded = Promise.all(codings.map((enc) => encodeOnce(meta.encodings, enc, body, hash, levels[enc])));
     const done: Promise<void> = encoded.then((made) => {
-      files.set(entry.identity.file, body);
       codings.forEach((enc, i) => {
         const { bytes, file } = made[i]!;
         if (bytes.length >= body.length) return; // a tiny body is smaller as it is
-        const variant = { file: `${entry.identity.file}${ENCODING_SUFFIX[enc]}`, length: bytes.length };
+        const variant = { file: `${plainFile}${ENCODING_SUFFIX[enc]}`, length: bytes.length };
         entry[enc] = { ...variant, etag: strongEtag(hash, enc) };
         files.set(variant.file, bytes, file);
       });
+      if (plain.has(hash) || !entry.gzip) files.set(plainFile, body);
+      else entry.identity = { length: body.length, etag: entry.identity.etag };
+      finished.add(hash);
       underWay.delete(done);
     });
     // seen when awaited below; until then a failure must not count as one nobody awaits

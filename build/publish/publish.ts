@@ -48,7 +48,7 @@ function isWhole(final: string, manifest: Manifest): boolean {
   const variants = Object.values(manifest.bodies).flatMap((e) => [e.identity, e.br, e.gzip]);
   return (
     sized(MANIFEST_FILE, Buffer.byteLength(manifestText(manifest))) &&
-    variants.every((v) => !v || sized(v.file, v.length))
+    variants.every((v) => v?.file === undefined || sized(v.file, v.length))
   );
 }
 

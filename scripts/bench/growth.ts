@@ -4,7 +4,8 @@
 // and crop years (growth-dataset.ts: made by the project's own drafting). Each is built by the build
 // CLI's bundle cold (no encodings kept), served by a gateway (growth-gateway.ts) loaded with data
 // requests, then built again after a one-cell edit with its entry (the encodings kept) while the
-// gateway swaps it in. Prints Markdown.
+// gateway swaps it in. A build's size is what its files take on disk, a file linked from another
+// build or the encodings' cache counted once. Prints Markdown.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ real one; the real one with N classes added in one changelog entry; and an archi
 entries and crop years made through the project's own drafting (kept under node_modules/.cache/growth
 once drafted). Each is built by the build's bundle cold, a gateway started on it and loaded with data
 requests, then one cell edited and built again with the first build's encodings kept, which the
-gateway swaps in. Wall time and peak RSS of the builds by /usr/bin/time; the gateway's by /proc.
+gateway swaps in. Wall time and peak RSS of the builds by /usr/bin/time; the gateway's by /proc; a
+build's bytes on disk by its files' blocks, each inode once (and the edit's: how much of it is new).
 
   --classes N   classes added in one entry (default 47: the rest of the guide)
   --entries N   the archive's changelog entries (default 1000)
@@ -85,13 +87,21 @@ function editOneCell(dir: string) {
   if (!drafted.ok) throw new Error(`the entry was not drafted: ${drafted.reason}`);
 }
 
-/** The live build's files: how many, and their bytes in MB. */
-function published(site: string) {
+/** The live build's files: their inodes (a file linked from another build or the encodings' cache is
+ * one), and the bytes they take on disk (allocated blocks), each inode counted once. */
+function published(site: string): { inodes: Map<bigint, number>; files: number } {
   const { dir } = JSON.parse(readFileSync(join(site, POINTER_FILE), 'utf8')) as { dir: string };
   const files = readdirSync(join(site, dir), { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
-  const bytes = files.reduce((n, f) => n + statSync(join(f.parentPath, f.name)).size, 0);
-  return `${(bytes / 1e6).toFixed(0)} MB, ${files.length} files`;
+  const inodes = new Map<bigint, number>();
+  for (const f of files) {
+    const s = statSync(join(f.parentPath, f.name), { bigint: true });
+    inodes.set(s.ino, Number(s.blocks) * 512);
+  }
+  return { inodes, files: files.length };
 }
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+const onDisk = (inodes: Map<bigint, number>, except?: Map<bigint, number>) =>
+  mb([...inodes].reduce((n, [ino, bytes]) => n + (except?.has(ino) ? 0 : bytes), 0));
 
 const took = (r: { seconds: number; peakMiB: number }) => `${r.seconds.toFixed(1)} s, ${r.peakMiB.toFixed(0)} MiB`;
 const mib = (n: number) => `${n.toFixed(0)} MiB`;
@@ -100,7 +110,8 @@ const mib = (n: number) => `${n.toFixed(0)} MiB`;
 async function measure(name: string, dir: string, work: string): Promise<string> {
   const [out, cache] = [join(work, 'site'), join(work, 'cache')];
   const cold = build(dir, out, cache);
-  const size = published(out);
+  const first = published(out);
+  const size = `${onDisk(first.inodes)} on disk, ${first.files} files`;
   const g = await growthGateway(out);
   try {
     const started = g.rssMiB();
@@ -109,10 +120,12 @@ async function measure(name: string, dir: string, work: string): Promise<string>
     editOneCell(dir);
     const warm = build(dir, out, cache);
     const { build_id } = JSON.parse(readFileSync(join(out, POINTER_FILE), 'utf8')) as { build_id: string };
+    const edited = published(out);
+    const added = `${onDisk(edited.inodes)} on disk, ${onDisk(edited.inodes, first.inodes)} of it new`;
     await g.serving(build_id);
     const swap = `${mib(g.peakMiB())} peak, ${mib(g.rssMiB())} after`;
     const gateway = `${(g.startMs / 1000).toFixed(2)} s, ${mib(started)} → ${mib(loaded)}`;
-    return `| ${name} | ${took(cold)} | ${size} | ${took(warm)} | ${gateway} | ${swap} |`;
+    return `| ${name} | ${took(cold)} | ${size} | ${took(warm)}, ${added} | ${gateway} | ${swap} |`;
   } finally {
     g.stop();
   }
@@ -146,7 +159,8 @@ try {
       '',
       `# ${spec.command} --classes ${added} --entries ${entries} --years ${years} --requests ${requests}`,
       '',
-      '| dataset | cold build: time, peak RSS | published | one cell edited, encodings kept | ' +
+      '| dataset | cold build: time, peak RSS | published (each file once) | one cell edited, encodings kept: ' +
+        'time, peak RSS, published | ' +
         `gateway: to /health, RSS at start → after ${requests} requests | gateway while the edit is swapped in |`,
       '|---|---|---|---|---|---|',
       ...rows,

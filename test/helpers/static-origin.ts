@@ -12,11 +12,20 @@ export interface StaticOrigin {
   delayMs: number;
   /** The paths it answers 404, as if missing (a file the gateway could not read when it loaded the build). */
   refuse: (path: string) => boolean;
+  /** Labels the .gz files with `Content-Encoding: gzip`, as some static hosts do. */
+  labelGzip: boolean;
   close(): Promise<void>;
 }
 
 export async function startStaticOrigin(root: string): Promise<StaticOrigin> {
-  const origin: StaticOrigin = { url: '', requests: [], delayMs: 0, refuse: () => false, close: async () => {} };
+  const origin: StaticOrigin = {
+    url: '',
+    requests: [],
+    delayMs: 0,
+    refuse: () => false,
+    labelGzip: false,
+    close: async () => {},
+  };
   const server: Server = createServer(async (req, res) => {
     origin.requests.push({ path: req.url ?? '', headers: req.headers });
     if (origin.delayMs) await new Promise((r) => setTimeout(r, origin.delayMs));
@@ -29,6 +38,7 @@ export async function startStaticOrigin(root: string): Promise<StaticOrigin> {
         'content-type': 'application/octet-stream',
         'content-length': body.length,
         etag: '"origin-etag"',
+        ...(origin.labelGzip && path.endsWith('.gz') ? { 'content-encoding': 'gzip' } : {}),
       });
       res.end(body);
     } catch {

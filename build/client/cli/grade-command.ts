@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type CliSpec, readArgs, usageExit } from '../../cli-args.ts';
 import { grade, parseSample } from '../../grading/grade.ts';
-import { type Build, bodyPath, DEFAULT_DIRS, grainKey, grainYearKey, readBuild, yearOfKey } from '../../site-format.ts';
+import { plainBody } from '../../plain-body.ts';
+import { type Build, DEFAULT_DIRS, grainKey, grainYearKey, readBuild, yearOfKey } from '../../site-format.ts';
 import type { GrainRecord } from '../../types.ts';
 import { mirroredYear, SYNC_FILES } from '../sync.ts';
 
@@ -40,10 +41,10 @@ function loadRecord(
   year: string | undefined,
   io: GradeIo,
 ): GrainRecord | number {
-  const read = (path: string) => readFileSync(join(site, path), 'utf8');
+  const read = (path: string) => readFileSync(join(site, path));
   let build: Build;
   try {
-    build = readBuild(read);
+    build = readBuild((path) => read(path).toString('utf8'));
   } catch {
     // in a client project (grain-tables grade, no site named) the record comes from a synced copy;
     // npm run build is this repository's
@@ -58,8 +59,8 @@ function loadRecord(
   const { manifest } = build;
   const canonical = manifest.grain_ids.find((id) => id.toUpperCase() === grainId.toUpperCase());
   if (!canonical) usageExit(spec, `unknown grain id "${grainId}"; the build has ${manifest.grain_ids.join(', ')}`);
-  const path = bodyPath(build, year === undefined ? grainKey(canonical) : grainYearKey(canonical, year));
-  if (path === null) {
+  const body = plainBody(build, year === undefined ? grainKey(canonical) : grainYearKey(canonical, year), read);
+  if (body === null) {
     const years = Object.keys(manifest.routes).flatMap((k) => {
       const y = yearOfKey(k);
       return y?.base === grainKey(canonical) ? [y.year] : [];
@@ -67,7 +68,7 @@ function loadRecord(
     io.err(`${canonical} was not published for the crop year ${year}; the build has it for ${years.join(', ')}`);
     return 1;
   }
-  return JSON.parse(read(path)) as GrainRecord;
+  return JSON.parse(body.toString('utf8')) as GrainRecord;
 }
 
 /** The record from a folder the sync command keeps: its list names the ids, grains/<ID>.json holds each. */
