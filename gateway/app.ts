@@ -4,6 +4,7 @@
 // one map the compiler holds complete; the bodies' are in serve-body.ts.
 import type { HandlerKind } from '../build/site-format.ts';
 import type { Config } from './config.ts';
+import { CROSS_ORIGIN_HEADERS, optionsResponse } from './cors.ts';
 import { ERRORS } from './errors.ts';
 import { failure, type Handler, type Reply } from './exchange.ts';
 import { createHealth } from './health.ts';
@@ -14,7 +15,7 @@ import { untaggedMatchFails } from './negotiate.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
 import { MAX_TARGET_BYTES } from './request-target.ts';
-import { errorResponse, type GatewayRequest } from './responses.ts';
+import { errorResponse, type GatewayRequest, type GatewayResponse, response } from './responses.ts';
 import { createRevoke } from './revoke.ts';
 import { route } from './routes.ts';
 import { createBodyServing } from './serve-body.ts';
@@ -54,6 +55,10 @@ const REPRESENTED: Partial<Record<HandlerKind, boolean>> = {
   health: true,
 };
 
+/** /health, which any page may read (cors.ts): its answer is made per change, its CORS headers added here. */
+const readableAnywhere = (r: GatewayResponse) =>
+  response(r.status, r.headers.concat(CROSS_ORIGIN_HEADERS), r.body, r.account);
+
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const { trustProxy } = opts.config;
@@ -80,7 +85,7 @@ export function createApp(opts: AppOptions) {
     recover: (req, now, head) => recovery.request(req, now).catch((err: unknown) => failure(err, head)),
     recover_confirm: (req, now, head) => recovery.confirm(req, now).catch((err: unknown) => failure(err, head)),
     recover_page: (req, now) => recovery.page(req, now),
-    health: (_req, _now, head) => health(head),
+    health: (_req, _now, head) => readableAnywhere(health(head)),
     metrics: (req, _now, head) => metricsPage(req, head),
   } satisfies { [K in HandlerKind]: Handler<K> };
 
@@ -94,6 +99,7 @@ export function createApp(opts: AppOptions) {
       const r = route(req.method, req.url, site);
       req.row = r.row;
       if (r.handler === null) return errorResponse(r.error, head);
+      if (r.handler === 'options') return optionsResponse(r.allow, r.crossOrigin, req.headers.origin);
       const represented = REPRESENTED[r.handler];
       if (represented !== undefined && untaggedMatchFails(req.headers['if-match'], represented))
         return errorResponse(ERRORS.preconditionFailed, head);

@@ -23,6 +23,7 @@ import {
   yearOfKey,
 } from '../build/site-format.ts';
 import { cacheControlOf, PER_HOST_PAGE_CACHE, type ServePolicy } from './cache-policy.ts';
+import { isCrossOrigin } from './cors.ts';
 import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { BodyLoader, Resource, Variant } from './resource.ts';
@@ -97,12 +98,12 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
   const resources = new Map<string, Resource>();
   const resourceFor = (hash: string, route: string): Resource => {
     const cls = cacheClassOf(route);
-    const publicModule = routeOf(route) === 'client';
-    const id = `${hash} ${cls} ${publicModule}`;
+    const crossOrigin = isCrossOrigin(routeOf(route));
+    const id = `${hash} ${cls} ${crossOrigin}`;
     const known = resources.get(id);
     if (known) return known;
     const entry: BodyEntry = manifest.bodies[hash]!;
-    const serving = { cache: cacheControlOf(cls, policy), publicModule };
+    const serving = { cache: cacheControlOf(cls, policy), crossOrigin };
     const variant = (v: BodyEntry['identity'], encoding: string | null): Variant =>
       preparedVariant(entry, v, encoding, serving, sourceOf(bodies, v));
     const r: Resource = {
@@ -136,7 +137,7 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     if (!text) continue;
     const entry = manifest.bodies[hash]!;
     const cache = policy.publicUrl ? cacheControlOf(cacheClassOf(key), policy) : PER_HOST_PAGE_CACHE;
-    const serving = { cache, publicModule: false };
+    const serving = { cache, crossOrigin: isCrossOrigin(routeOf(key)) };
     const page = pageTemplate(text, policy.figures, filledVariant({ type: entry.type }, serving));
     if (policy.publicUrl) routes.set(key, pageResource(page, policy.publicUrl, true));
     else pages.set(key, page);

@@ -1,13 +1,14 @@
 // The headers of one encoding of a body, built once when its build is loaded: type, length, ETag,
-// caching, the pages' security headers (security-headers.ts), CORS for the public modules, and the 304's subset.
+// caching, the pages' security headers (security-headers.ts), CORS for the public bodies, and the 304's subset.
 import { JSON_MEDIA_TYPE } from '../build/site-format.ts';
+import { CROSS_ORIGIN_HEADERS } from './cors.ts';
 import type { BodyLoader, Variant } from './resource.ts';
 import { PAGE_HEADERS } from './security-headers.ts';
 
-/** How a body is served under a route: its Cache-Control, and whether any page may import it. */
+/** How a body is served under a route: its Cache-Control, and whether pages on other origins may read it. */
 export interface Serving {
   cache: string;
-  publicModule: boolean;
+  crossOrigin: boolean;
 }
 
 /** The headers of one encoding of a body, served under a route of that cache class. A 304 says the same as its 200. */
@@ -32,9 +33,8 @@ function variantHeaders(
   ];
   if (!json) h.push(...PAGE_HEADERS);
   else h.push('X-Content-Type-Options', 'nosniff');
-  // The code and files under /client/ are public modules any page may import (the grader and its
-  // suite, docs/grading.md); data stays without CORS (docs/contract.md, Errors and HTTP).
-  if (serving.publicModule) h.push('Access-Control-Allow-Origin', '*');
+  // The public bodies any page may read (cors.ts); data stays without CORS (docs/contract.md, Other origins).
+  if (serving.crossOrigin) h.push(...CROSS_ORIGIN_HEADERS);
   if (encoding) h.push('Content-Encoding', encoding);
   return h;
 }
@@ -52,6 +52,7 @@ export function preparedVariant(
 ): Variant {
   const headers = variantHeaders(entry, v, encoding, serving);
   const notModifiedHeaders = ['ETag', v.etag, 'Cache-Control', serving.cache, 'Vary', 'Accept-Encoding'];
+  if (serving.crossOrigin) notModifiedHeaders.push(...CROSS_ORIGIN_HEADERS);
   if (typeof body === 'string') return { body: null, path: body, etag: v.etag, headers, notModifiedHeaders };
   if (typeof body === 'function') return { body: null, load: body, etag: v.etag, headers, notModifiedHeaders };
   return { body, etag: v.etag, headers, notModifiedHeaders };

@@ -240,6 +240,46 @@ describe('HTTP details on the wire', () => {
       socket.on('error', (e) => (out ? resolve(out.split('\r\n')[0]!) : reject(e)));
     });
 
+  /** The whole answer to `bytes` (one request, `Connection: close`), head and body, as text. */
+  const answerTo = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1', () => socket.end(bytes));
+      let out = '';
+      socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+      socket.on('close', () => resolve(out));
+      socket.on('error', (e) => (out ? resolve(out) : reject(e)));
+    });
+  const headerOf = (answer: string, name: string) =>
+    new RegExp(`\r\n${name}: ([^\r]*)\r\n`, 'i').exec(answer.slice(0, answer.indexOf('\r\n\r\n') + 2))?.[1];
+
+  it('every 405 names the methods in Allow, CONNECT included (RFC 9110 §15.5.6)', async () => {
+    const connectAnswer = await answerTo('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.match(connectAnswer, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    assert.equal(headerOf(connectAnswer, 'Allow'), 'GET, HEAD, POST, DELETE, OPTIONS');
+    assert.equal(JSON.parse(connectAnswer.slice(connectAnswer.indexOf('\r\n\r\n') + 4)).code, 'connect_not_allowed');
+    const cases: [method: string, path: string, allow: string][] = [
+      ['PUT', '/api/grains', 'GET, HEAD'],
+      ['OPTIONS', '/api/grains', 'GET, HEAD'],
+      ['DELETE', '/recover', 'GET, HEAD, POST'],
+      ['GET', '/api/keys/current', 'DELETE'],
+      ['POST', '/tables/', 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const answer = await answerTo(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 405 /, `${method} ${path}`);
+      assert.equal(headerOf(answer, 'Allow'), allow, `${method} ${path}`);
+    }
+  });
+
+  it('OPTIONS * is answered with what the server takes (RFC 9110 §9.3.7)', async () => {
+    const answer = await answerTo('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 204 No Content\r\n/);
+    assert.equal(headerOf(answer, 'Allow'), 'GET, HEAD, POST, DELETE, OPTIONS');
+    assert.ok(answer.endsWith('\r\n\r\n'), 'no body');
+    const get = await answerTo('GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(get, /^HTTP\/1\.1 404 /, 'only OPTIONS names the server as a whole');
+  });
+
   it("a URL past the parser's 16 KiB is 414, a header past it 431 (RFC 9112 §3, RFC 6585 §5)", async () => {
     const big = 'a'.repeat(20 * 1024);
     assert.equal(await statusOf(`GET /${big} HTTP/1.1\r\nHost: x\r\n\r\n`), 'HTTP/1.1 414 URI Too Long');
