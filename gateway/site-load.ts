@@ -3,7 +3,7 @@
 // the static origin, where the bodies stay (only the pages and templates are read). One reader
 // interface, two readers; the table is built the same way from either (site.ts).
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type BodyEntry,
@@ -27,11 +27,18 @@ export interface BuildReader {
   bodiesStay: boolean;
   /** On disk: how the bodies not held are read when asked; without it, every body is held. */
   asked?: { dir: string; bodies: BodyReader };
+  /** When current.json was last written (epoch ms): the time the live build went live; null when not told. */
+  published(): Promise<number | null>;
 }
 
 export function diskReader(siteDir: string, bodies?: BodyReader): BuildReader {
   const read = (path: string) => readFile(join(siteDir, path));
-  return { read, bodiesStay: false, asked: bodies && { dir: siteDir, bodies } };
+  const published = () =>
+    stat(join(siteDir, POINTER_FILE)).then(
+      (s) => s.mtimeMs,
+      () => null,
+    );
+  return { read, bodiesStay: false, asked: bodies && { dir: siteDir, bodies }, published };
 }
 
 /** A file the static origin did not give: a sentence naming UPSTREAM_URL, the file and why. */
@@ -48,6 +55,8 @@ function failureOf(err: unknown, timeoutMs: number): string {
 export function upstreamReader(base: string, timeoutMs: number): BuildReader {
   // the pointer changes in place: a cache between must ask the origin; a build's files never change
   const fresh = { 'cache-control': 'no-cache' };
+  /** current.json's Last-Modified as the origin last gave it. */
+  let pointerModified: number | null = null;
   const read = async (path: string) => {
     const headers = path === POINTER_FILE ? fresh : undefined;
     const fail = (why: string) => new UpstreamError(`UPSTREAM_URL ${base}: ${path} could not be fetched (${why})`);
@@ -58,9 +67,13 @@ export function upstreamReader(base: string, timeoutMs: number): BuildReader {
       throw fail(failureOf(err, timeoutMs));
     }
     if (!res.ok) throw fail(`the origin answered ${res.status}`);
+    if (path === POINTER_FILE) {
+      const modified = Date.parse(res.headers.get('last-modified') ?? '');
+      pointerModified = Number.isFinite(modified) ? modified : null;
+    }
     return Buffer.from(await res.arrayBuffer());
   };
-  return { read, bodiesStay: true };
+  return { read, bodiesStay: true, published: async () => pointerModified };
 }
 
 /** Which build is live now (site-watch.ts polls it). */
@@ -112,6 +125,7 @@ function hotBodies(manifest: Manifest): Set<BodyEntry> {
 export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer?: Pointer): Promise<Site> {
   const text = async (path: string) => (await reader.read(path)).toString('utf8');
   const { pointer: p, manifest } = await readBuild(text, pointer);
+  const published = await reader.published();
   const bytes = new Map<string, Buffer>();
   if (reader.bodiesStay) {
     const files = [...new Set(pageFiles(manifest))];
@@ -121,7 +135,7 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
         if (body) bytes.set(f, body);
       }),
     );
-    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir }, policy);
+    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir, published }, policy);
   }
   const { asked } = reader;
   const pages = new Set(pageFiles(manifest));
@@ -161,5 +175,5 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
       const path = join(asked.dir, p.dir, file);
       return () => asked.bodies.get(path, length);
     });
-  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand }, policy);
+  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand, published }, policy);
 }

@@ -2,7 +2,9 @@
 // the absolute-form request target, If-Match before If-None-Match, and a 304 that costs nothing
 // even when the key's hour is spent.
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { createVariantChooser } from '../gateway/negotiate.ts';
@@ -204,19 +206,70 @@ describe('HTTP details, asked of the app', () => {
     assert.equal(nm.headers['retry-after'], undefined);
   });
 
-  it('a 304 names the ETag the client sent, whichever encoding it now accepts', async () => {
+  it('a 304 carries the ETag a 200 to the same request would (RFC 9110 §15.4.5); another tag is a 200', async () => {
     const k = await injectRegister(t.app, 'names-etag@example.com');
     const plain = await injectGet(t.app, '/api/grains/CWAD', k);
     const br = await injectGet(t.app, '/api/grains/CWAD', k, { 'accept-encoding': 'br' });
     assert.notEqual(plain.headers.etag, br.headers.etag);
-    const nm = async (etag: string, ae: string) =>
-      (await injectGet(t.app, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
-    assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
-    assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
-    // in a list, the first member that matches; `*` names the encoding the client would be sent
-    assert.equal(await nm(`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br'), plain.headers.etag);
-    assert.equal(await nm(`W/${plain.headers.etag}`, 'br'), plain.headers.etag, 'a weak tag compares weakly');
-    assert.equal(await nm('*', 'br'), br.headers.etag);
+    const ask = (etag: string, ae: string) =>
+      injectGet(t.app, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae });
+    const cases: [sent: string, ae: string, status: number, etag: string][] = [
+      [plain.headers.etag!, 'identity', 304, plain.headers.etag!],
+      [br.headers.etag!, 'br', 304, br.headers.etag!],
+      [`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br', 304, br.headers.etag!],
+      [`W/${br.headers.etag}`, 'br', 304, br.headers.etag!],
+      ['*', 'br', 304, br.headers.etag!],
+      // the plain body's tag, asked with brotli: the 200 would send brotli, so the brotli body is sent
+      [plain.headers.etag!, 'br, gzip', 200, br.headers.etag!],
+      [br.headers.etag!, 'identity', 200, plain.headers.etag!],
+    ];
+    for (const [sent, ae, status, etag] of cases) {
+      const res = await ask(sent, ae);
+      assert.equal(res.status, status, `${sent} with ${ae}`);
+      assert.equal(res.headers.etag, etag, `${sent} with ${ae}`);
+    }
+  });
+
+  it('Last-Modified on the data, the pages and the feed; If-Modified-Since without If-None-Match', async () => {
+    const k = await injectRegister(t.app, 'modified-since@example.com');
+    const live = statSync(join(t.siteDir, 'current.json')).mtimeMs;
+    const expected = new Date(Math.floor(live / 1000) * 1000).toUTCString();
+    for (const path of [
+      '/api/grains/CWRS',
+      '/api/changelog',
+      '/tables/',
+      '/tables/CWRS',
+      '/tables/changes.atom',
+      '/',
+    ]) {
+      const res = await injectGet(t.app, path, path.startsWith('/api/') ? k : undefined);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['last-modified'], expected, `${path}: the time the build went live`);
+    }
+    const first = await injectGet(t.app, '/api/grains/CWRS', k, { 'accept-encoding': 'gzip' });
+    const used = Number(first.headers['x-ratelimit-used']);
+    const since = (value: string, more: Record<string, string> = {}) =>
+      injectGet(t.app, '/api/grains/CWRS', k, { 'if-modified-since': value, 'accept-encoding': 'gzip', ...more });
+    const same = await since(expected);
+    assert.equal(same.status, 304);
+    assert.equal(same.body.length, 0);
+    assert.equal(same.headers.etag, first.headers.etag, 'the 304 names the tag the 200 would');
+    assert.equal(same.headers['last-modified'], expected);
+    assert.equal(same.headers['x-ratelimit-used'], String(used), 'a 304 is not counted');
+    const later = new Date(Date.parse(expected) + 3_600_000).toUTCString();
+    const earlier = new Date(Date.parse(expected) - 1000).toUTCString();
+    assert.equal((await since(later)).status, 304, 'a later date');
+    assert.equal((await since(earlier)).status, 200, 'a second before');
+    assert.equal((await since('yesterday')).status, 200, 'a date that does not parse is ignored');
+    const other = await injectRegister(t.app, 'modified-since-2@example.com');
+    const decides = await injectGet(t.app, '/api/grains/CWRS', other, {
+      'if-modified-since': expected,
+      'if-none-match': '"other"',
+    });
+    assert.equal(decides.status, 200, 'If-None-Match decides');
+    const feed = await injectGet(t.app, '/tables/changes.atom', undefined, { 'if-modified-since': expected });
+    assert.equal(feed.status, 304, 'a feed reader polling with the date downloads nothing');
+    assert.equal(feed.headers['access-control-allow-origin'], '*');
   });
 });
 
