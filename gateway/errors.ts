@@ -80,6 +80,11 @@ export const ERRORS = {
     `API keys are never accepted in the URL. Send the key in the ${API_KEY_HEADER} header, and replace this key: ` +
       'it may have been logged along the way.',
   ),
+  repeatedKey: new HttpError(
+    400,
+    `${API_KEY_HEADER} holds more than one value (the header sent twice, or keys joined by a comma): ` +
+      'send the header once, with one key.',
+  ),
   rateLimited: new HttpError(
     429,
     'Hourly request limit reached for this key. Retry after the number of seconds in Retry-After.',

@@ -7,7 +7,7 @@ import { requestOrigin } from './client-address.ts';
 import { ERRORS, type HttpError, unknownKeyErrors } from './errors.ts';
 import { Exchange, type Handler, type Reply, then } from './exchange.ts';
 import { filledPage } from './filled-pages.ts';
-import { isWellFormedKey } from './keys.ts';
+import { isRepeatedKey, isWellFormedKey } from './keys.ts';
 import { createVariantChooser, precondition } from './negotiate.ts';
 import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
@@ -88,10 +88,11 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
   const data: Handler<'data'> = (req, now, head, r, site) => {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey, head);
-    if (typeof raw !== 'string') return errorResponse(ERRORS.invalidKey, head);
+    if (typeof raw !== 'string') return errorResponse(ERRORS.repeatedKey, head);
     const known = store.cachedAccount(raw);
     // The checksum refuses made-up keys before any hashing, lookup or allocation.
-    if (!known && !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey, head);
+    if (!known && !isWellFormedKey(raw))
+      return errorResponse(isRepeatedKey(raw) ? ERRORS.repeatedKey : ERRORS.invalidKey, head);
     const resource = r.resource ?? (r.key === undefined ? undefined : site.routes.get(r.key));
     const x = new Exchange(req, now, head, resource, r.error);
     return known ? authorised(x, known) : then(x, store.findByKey(raw), authorised);

@@ -324,6 +324,25 @@ describe('HTTP details on the wire', () => {
     }
   });
 
+  it('X-API-Key sent twice is 400 repeated_key, naming the header; each key alone works', async () => {
+    const other = await register(t.url, 'details-other@example.com');
+    for (const [method, path] of [
+      ['GET', '/api/grains/CWRS'],
+      ['DELETE', '/api/keys/current'],
+    ]) {
+      const answer = await answerTo(
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nX-API-Key: ${other}\r\n` +
+          'Connection: close\r\n\r\n',
+      );
+      assert.match(answer, /^HTTP\/1\.1 400 /, `${method} ${path}`);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.code, 'repeated_key');
+      assert.match(body.error, /^X-API-Key holds more than one value/);
+      assert.ok(!answer.includes(key) && !answer.includes(other), 'no key is echoed');
+    }
+    assert.equal((await get(t.url, '/api/grains/CWRS', other)).status, 200, 'nothing was revoked');
+  });
+
   it('OPTIONS * is answered with what the server takes (RFC 9110 §9.3.7)', async () => {
     const answer = await answerTo('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 204 No Content\r\n/);

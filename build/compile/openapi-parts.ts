@@ -50,6 +50,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   missing_key: `no ${API_KEY_HEADER} (POST ${ROUTES.register.path} issues a key)`,
   invalid_key: `a malformed, unknown or revoked ${API_KEY_HEADER}`,
   key_in_query: `an API key in the URL (keys are accepted only in ${API_KEY_HEADER}; replace such a key)`,
+  repeated_key: `${API_KEY_HEADER} sent twice, or holding keys joined by a comma`,
+  uri_too_long: 'the path and query are longer than any URL of the service (8 KiB)',
   rate_limited: 'the hourly limit of the key is reached',
   unknown_grain: `an unknown grain id (GET ${ROUTES.grains.path} lists them)`,
   bad_limit: `limit is not a whole number from 1 to ${CHANGELOG_MAX_LIMIT}`,
@@ -118,7 +120,9 @@ const HEADERS: Partial<Record<ErrorCode, Record<string, object>>> = {
  */
 export function errorAnswers(codes: readonly ErrorCode[]): Record<string, object> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  // every operation's URL is refused past its length before it is routed (gateway/app.ts)
+  for (const code of [...codes, 'uri_too_long' as const])
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const answers: Record<string, object> = {};
   for (const [status, at] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = HEADERS[at[0]!];
@@ -140,6 +144,7 @@ export function errorAnswers(codes: readonly ErrorCode[]): Record<string, object
 /** The codes every data operation can give: its key, its hour, its preconditions, its stores. */
 const DATA_ERRORS: ErrorCode[] = [
   'key_in_query',
+  'repeated_key',
   'missing_key',
   'invalid_key',
   'keys_lost',
