@@ -343,6 +343,47 @@ describe('HTTP details on the wire', () => {
     assert.equal((await get(t.url, '/api/grains/CWRS', other)).status, 200, 'nothing was revoked');
   });
 
+  it('a public body answers a preflight from another origin; a keyed one does not (Other origins)', async () => {
+    const preflight = (path: string, headers = 'if-none-match') =>
+      answerTo(
+        `OPTIONS ${path} HTTP/1.1\r\nHost: x\r\nOrigin: https://viewer.example\r\n` +
+          `Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: ${headers}\r\n` +
+          'Connection: close\r\n\r\n',
+      );
+    for (const path of [
+      '/api/openapi.json',
+      '/tables/',
+      '/tables/CWRS',
+      '/tables/changes.atom',
+      '/client/grade.js',
+      '/health',
+    ]) {
+      const answer = await preflight(path);
+      assert.match(answer, /^HTTP\/1\.1 204 /, path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Origin'), '*', path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Methods'), 'GET, HEAD', path);
+      assert.match(headerOf(answer, 'Access-Control-Allow-Headers') ?? '', /If-None-Match/, path);
+      assert.doesNotMatch(headerOf(answer, 'Access-Control-Allow-Headers') ?? '', /X-API-Key/i, path);
+      assert.equal(headerOf(answer, 'Allow'), 'GET, HEAD, OPTIONS', path);
+    }
+    for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog', '/api/snapshot', '/api/keys/current']) {
+      const answer = await preflight(path, 'x-api-key');
+      assert.match(answer, /^HTTP\/1\.1 405 /, path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Origin'), undefined, path);
+    }
+    const keyed = await answerTo(
+      `GET /api/grains HTTP/1.1\r\nHost: x\r\nOrigin: https://viewer.example\r\nX-API-Key: ${key}\r\n` +
+        'Connection: close\r\n\r\n',
+    );
+    assert.match(keyed, /^HTTP\/1\.1 200 /);
+    assert.equal(headerOf(keyed, 'Access-Control-Allow-Origin'), undefined, 'a keyed answer says nothing to a page');
+    const feed = await answerTo(
+      'GET /tables/changes.atom HTTP/1.1\r\nHost: x\r\nOrigin: https://reader.example\r\nConnection: close\r\n\r\n',
+    );
+    assert.equal(headerOf(feed, 'Access-Control-Allow-Origin'), '*');
+    assert.equal(headerOf(feed, 'Access-Control-Expose-Headers'), 'ETag');
+  });
+
   it('OPTIONS * is answered with what the server takes (RFC 9110 §9.3.7)', async () => {
     const answer = await answerTo('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 204 No Content\r\n/);
