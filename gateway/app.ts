@@ -12,6 +12,7 @@ import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
 import { createMetricsPage } from './metrics-page.ts';
 import { untaggedMatchFails } from './negotiate.ts';
+import { notFoundPage, wantsPage } from './not-found-page.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
 import { MAX_TARGET_BYTES } from './request-target.ts';
@@ -59,6 +60,9 @@ const REPRESENTED: Partial<Record<HandlerKind, boolean>> = {
 const readableAnywhere = (r: GatewayResponse) =>
   response(r.status, r.headers.concat(CROSS_ORIGIN_HEADERS), r.body, r.account);
 
+/** A folder's address without its slash (`/tables`) moves for good: caches may keep the redirect a day. */
+const REDIRECT = ['Cache-Control', 'public, max-age=86400'];
+
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const { trustProxy } = opts.config;
@@ -98,8 +102,11 @@ export function createApp(opts: AppOptions) {
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
       req.row = r.row;
-      if (r.handler === null) return errorResponse(r.error, head);
+      if (r.handler === null)
+        return r.error.status === 404 && wantsPage(req) ? notFoundPage(head) : errorResponse(r.error, head);
       if (r.handler === 'options') return optionsResponse(r.allow, r.crossOrigin, req.headers.origin);
+      if (r.handler === 'redirect')
+        return response(301, ['Location', r.location, 'Content-Length', '0', ...REDIRECT], null);
       const represented = REPRESENTED[r.handler];
       if (represented !== undefined && untaggedMatchFails(req.headers['if-match'], represented))
         return errorResponse(ERRORS.preconditionFailed, head);

@@ -189,6 +189,12 @@ const OPTIONS = Object.fromEntries(
 const OPTIONS_SERVER: Routed = Object.freeze({ handler: 'options', allow: SERVER_METHODS, crossOrigin: false });
 
 const NOT_FOUND: Routed = Object.freeze({ handler: null, error: ERRORS.notFound });
+/** The routes that are folders (`/tables/`), by their path without the slash, which a person may type. */
+const FOLDERS: ReadonlyMap<string, string> = new Map(
+  ROUTE_NAMES.map((name) => ROUTES[name].path)
+    .filter((path) => path.length > 1 && path.endsWith('/'))
+    .map((path) => [path.slice(0, -1), path]),
+);
 const KEY_IN_URL: Routed = Object.freeze({ handler: null, error: ERRORS.keyInQuery });
 
 export function route(method: string, target: string, site: Site): Routed {
@@ -207,7 +213,10 @@ export function route(method: string, target: string, site: Site): Routed {
   // logs and histories.
   if (holdsKey(url) || (query && hasKeyInQuery(query)))
     return name === null ? KEY_IN_URL : { handler: null, error: ERRORS.keyInQuery, row: name };
-  if (name === null) return NOT_FOUND;
+  if (name === null) {
+    const folder = method === 'GET' || method === 'HEAD' ? FOLDERS.get(path) : undefined;
+    return folder ? { handler: 'redirect', location: query ? `${folder}?${query}` : folder } : NOT_FOUND;
+  }
   const row: RouteRow = ROUTES[name];
   // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
   if (row.handler === 'metrics') return { handler: 'metrics', row: name };
