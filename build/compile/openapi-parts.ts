@@ -40,7 +40,14 @@ const rateHeaders = {
   [H.rateLimit]: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
   [H.policy]: header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
 };
-export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
+/** The validators: the ETag, and Last-Modified (when the build went live, else its newest entry's time). */
+export const etagHeader = {
+  ETag: header('strong validator of this representation', 'string'),
+  'Last-Modified': header(
+    'when the build went live; If-Modified-Since without If-None-Match is read against it',
+    'string',
+  ),
+};
 const dataHeaders = { ...etagHeader, ...rateHeaders };
 const retryAfter = { 'Retry-After': header('seconds to wait (at least 1)') };
 const challenge = { 'WWW-Authenticate': header(AUTH_CHALLENGE, 'string') };
@@ -163,6 +170,7 @@ export const BODY_ERRORS: ErrorCode[] = ['too_large', 'unsupported_type'];
 export const conditionals = [
   { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
   { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+  { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' } },
 ];
 
 /** A 304: the headers alone (docs/contract.md, Errors and HTTP: a 304 has no body). */
