@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   missing_key: 401,
   invalid_key: 401,
   key_in_query: 400,
+  repeated_key: 400,
   rate_limited: 429,
   keys_lost: 401,
   // Paths and queries

@@ -4,6 +4,7 @@
 // one map the compiler holds complete; the bodies' are in serve-body.ts.
 import type { HandlerKind } from '../build/site-format.ts';
 import type { Config } from './config.ts';
+import { CROSS_ORIGIN_HEADERS, optionsResponse } from './cors.ts';
 import { ERRORS } from './errors.ts';
 import { failure, type Handler, type Reply } from './exchange.ts';
 import { createHealth } from './health.ts';
@@ -11,10 +12,11 @@ import type { Mailer } from './mail.ts';
 import type { Metrics } from './metrics.ts';
 import { createMetricsPage } from './metrics-page.ts';
 import { untaggedMatchFails } from './negotiate.ts';
+import { notFoundPage, wantsPage } from './not-found-page.ts';
 import { createRecovery } from './recovery.ts';
 import { createRegistration } from './registration.ts';
 import { MAX_TARGET_BYTES } from './request-target.ts';
-import { errorResponse, type GatewayRequest } from './responses.ts';
+import { errorResponse, type GatewayRequest, type GatewayResponse, response } from './responses.ts';
 import { createRevoke } from './revoke.ts';
 import { route } from './routes.ts';
 import { createBodyServing } from './serve-body.ts';
@@ -58,6 +60,13 @@ const REPRESENTED: Partial<Record<HandlerKind, boolean>> = {
   tuf_metadata: true,
 };
 
+/** /health, which any page may read (cors.ts): its answer is made per change, its CORS headers added here. */
+const readableAnywhere = (r: GatewayResponse) =>
+  response(r.status, r.headers.concat(CROSS_ORIGIN_HEADERS), r.body, r.account);
+
+/** A folder's address without its slash (`/tables`) moves for good: caches may keep the redirect a day. */
+const REDIRECT = ['Cache-Control', 'public, max-age=86400'];
+
 export function createApp(opts: AppOptions) {
   const { store, clock } = opts;
   const { trustProxy } = opts.config;
@@ -84,7 +93,7 @@ export function createApp(opts: AppOptions) {
     recover: (req, now, head) => recovery.request(req, now).catch((err: unknown) => failure(err, head)),
     recover_confirm: (req, now, head) => recovery.confirm(req, now).catch((err: unknown) => failure(err, head)),
     recover_page: (req, now) => recovery.page(req, now),
-    health: (_req, _now, head) => health(head),
+    health: (_req, _now, head) => readableAnywhere(health(head)),
     metrics: (req, _now, head) => metricsPage(req, head),
     tuf_metadata: createTufMetadataServing(opts.tuf ?? null),
   } satisfies { [K in HandlerKind]: Handler<K> };
@@ -98,7 +107,11 @@ export function createApp(opts: AppOptions) {
       const site = opts.site.current; // one build for the whole request
       const r = route(req.method, req.url, site);
       req.row = r.row;
-      if (r.handler === null) return errorResponse(r.error, head);
+      if (r.handler === null)
+        return r.error.status === 404 && wantsPage(req) ? notFoundPage(head) : errorResponse(r.error, head);
+      if (r.handler === 'options') return optionsResponse(r.allow, r.crossOrigin, req.headers.origin);
+      if (r.handler === 'redirect')
+        return response(301, ['Location', r.location, 'Content-Length', '0', ...REDIRECT], null);
       const represented = REPRESENTED[r.handler];
       if (represented !== undefined && untaggedMatchFails(req.headers['if-match'], represented))
         return errorResponse(ERRORS.preconditionFailed, head);

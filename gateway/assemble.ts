@@ -40,7 +40,7 @@ export async function assembleGateway(opts: AssembleOptions) {
     ? (await import('./metrics.ts')).createMetrics({ token: config.metricsToken, clock })
     : null;
   const store = opts.store ?? (await openStore(config, { clock, log, observe: metrics?.store }));
-  const policy = servePolicy(config);
+  const policy = servePolicy(config, clock());
   const reader = config.upstreamUrl
     ? upstreamReader(config.upstreamUrl, config.upstreamTimeoutMs)
     : diskReader(config.siteDir, createBodyReader());

@@ -17,15 +17,19 @@ export interface ServePolicy {
   figures: Readonly<Record<string, string>>;
   /** PUBLIC_URL: the origin the pages' examples name; null: the origin each request was sent to. */
   publicUrl: string | null;
+  /** When this configuration took effect (epoch ms): a page that states its figures is no older. */
+  since: number;
 }
 
 /** The serving policy from the configuration: the shared lifetime, the pages' limits and origin. */
 export const servePolicy = (
   config: Pick<Config, 'publicCacheSeconds' | 'rateLimitPerHour' | 'registerLimitPerHour' | 'publicUrl'>,
+  since = 0,
 ): ServePolicy => ({
   sharedSeconds: config.publicCacheSeconds,
   figures: pageFigures(config),
   publicUrl: config.publicUrl,
+  since,
 });
 
 /** A route's Cache-Control (site-format.ts, cacheClassOf); browsers keep a page a minute at most. */

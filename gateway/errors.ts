@@ -12,7 +12,6 @@ import {
   EMAIL_MAX_LENGTH,
   type ERROR_STATUS,
   type ErrorCode,
-  JSON_CONTENT_TYPE,
   JSON_MEDIA_TYPE,
   LIVE_KEYS_PER_ACCOUNT,
   RECOVERY_MAILS_PER_HOUR,
@@ -56,8 +55,11 @@ const WRITE_RETRY_SECONDS = 10;
 /** How long a client waits while the key store is being restored: an operator's work, not a blip. */
 const RECOVERING_RETRY_SECONDS = 60;
 
-const methodNotAllowed = (allow: string) =>
+export const methodNotAllowed = (allow: string) =>
   new HttpError(405 as const, `Method not allowed. Use ${allow}.`, { Allow: allow });
+
+/** Every method a path of the service takes: the Allow of `OPTIONS *` and a CONNECT (RFC 9110 §9.3.7, §15.5.6). */
+export const SERVER_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
 
 export const ERRORS = {
   // Keys and limits (docs/contract.md, Authentication and limits)
@@ -77,6 +79,11 @@ export const ERRORS = {
     400,
     `API keys are never accepted in the URL. Send the key in the ${API_KEY_HEADER} header, and replace this key: ` +
       'it may have been logged along the way.',
+  ),
+  repeatedKey: new HttpError(
+    400,
+    `${API_KEY_HEADER} holds more than one value (the header sent twice, or keys joined by a comma): ` +
+      'send the header once, with one key.',
   ),
   rateLimited: new HttpError(
     429,
@@ -220,7 +227,9 @@ export const ERRORS = {
   badHttp: new HttpError(400, 'The request is not valid HTTP.'),
   headersTooLarge: new HttpError(431, `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`),
   requestTimeout: new HttpError(408, 'The request took too long to arrive.'),
-  connectNotAllowed: new HttpError(405, 'Method not allowed.'),
+  connectNotAllowed: new HttpError(405, `The service opens no tunnels. Use ${SERVER_METHODS}.`, {
+    Allow: SERVER_METHODS,
+  }),
   // one entry for each code of the site format's table (ERROR_STATUS), no other, each with the
   // table's status: the compiler holds them to it
 } as const satisfies { readonly [C in ErrorCode as CatalogueName<C>]: HttpError<(typeof ERROR_STATUS)[C]> };
@@ -286,12 +295,3 @@ export const errorBody = (err: HttpError) =>
   Buffer.from(
     JSON.stringify({ error: err.message, status: err.status, code: err.code, schema_version: SCHEMA_VERSION }),
   );
-
-/** An error answer written straight to a socket, for what never becomes a request (bad HTTP, CONNECT). */
-export function rawErrorResponse(err: HttpError, statusText: string): string {
-  const body = errorBody(err);
-  return (
-    `HTTP/1.1 ${err.status} ${statusText}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
-    `Content-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body.toString()}`
-  );
-}

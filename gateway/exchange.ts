@@ -4,7 +4,7 @@
 import type { HandlerKind } from '../build/site-format.ts';
 import { ERRORS, HttpError } from './errors.ts';
 import type { Precondition } from './negotiate.ts';
-import type { Resource } from './resource.ts';
+import type { Resource, Variant } from './resource.ts';
 import { errorResponse, type GatewayRequest, type GatewayResponse } from './responses.ts';
 import type { Routed } from './routed.ts';
 import type { Site } from './site.ts';
@@ -31,6 +31,8 @@ export class Exchange {
   holder: Account | null = null;
   /** What If-Match and If-None-Match decide, once the key is known (precondition, negotiate.ts). */
   precondition: Precondition = 'proceed';
+  /** The encoding a 200 would send (negotiate.ts), once chosen: the 304 names its ETag. */
+  variant: Variant | undefined = undefined;
   constructor(
     readonly req: GatewayRequest,
     readonly now: number,

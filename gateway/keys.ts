@@ -60,6 +60,12 @@ export function generateKey(): string {
 }
 
 /** True when the key has our shape and its checksum holds: worth a store lookup. */
+/**
+ * Does an X-API-Key that is no key hold several (docs/contract.md, Errors and HTTP)? node:http joins a
+ * header sent twice with a comma (RFC 9110 §5.3), which no key holds; asked only of a key refused.
+ */
+export const isRepeatedKey = (raw: string | string[]) => typeof raw !== 'string' || raw.includes(',');
+
 export function isWellFormedKey(key: string): boolean {
   if (key.length !== KEY_LENGTH || !key.startsWith(KEY_PREFIX)) return false;
   const crc = bodyCrc32(key, BODY_START, BODY_END);

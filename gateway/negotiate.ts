@@ -74,36 +74,33 @@ const variantOf = (resource: Resource, etag: string): Variant | undefined =>
         ? resource.gzip
         : undefined;
 
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored. */
-function noneMatch(header: string | string[] | undefined, resource: Resource): boolean {
-  if (!header) return false;
+/**
+ * If-None-Match against the representation a 200 would send (RFC 9110 §13.1.2: the selected
+ * representation, chosen by Accept-Encoding), by the weak comparison (W/ ignored). A tag of the same
+ * content in another encoding does not match: the 200 sends the encoding asked for, with its own
+ * ETag, so a 304 always names the tag a 200 would (docs/contract.md, Errors and HTTP).
+ */
+function noneMatch(header: string | string[], selected: Variant): boolean {
   // what a syncing client sends: the one ETag it was given, as it was given
-  if (typeof header === 'string' && variantOf(resource, header) !== undefined) return true;
+  if (header === selected.etag) return true;
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return true;
   if (value.length > 4096) return false;
-  for (const raw of value.split(',')) {
-    if (variantOf(resource, raw.trim().replace(/^W\//, '')) !== undefined) return true;
-  }
+  for (const raw of value.split(',')) if (raw.trim().replace(/^W\//, '') === selected.etag) return true;
   return false;
 }
 
 /**
- * The variant whose ETag If-None-Match names, for the 304 to name the tag matched (docs/contract.md,
- * Errors and HTTP): the one tag a syncing client or a CDN sends, at once; in a list, the first
- * member that matches. Undefined for `*` or no match: the 304 takes the encoding the client accepts.
+ * If-Modified-Since, read only without If-None-Match (RFC 9110 §13.1.3): not modified when the
+ * representation's Last-Modified is no later than the date sent. The date a client was given is
+ * compared as text first; a date that does not parse, or several, is ignored.
  */
-export function matchedVariant(header: string | string[] | undefined, resource: Resource): Variant | undefined {
-  if (!header) return undefined;
-  const one = typeof header === 'string' ? variantOf(resource, header) : undefined;
-  if (one) return one;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (value.length > 4096) return undefined;
-  for (const raw of value.split(',')) {
-    const found = variantOf(resource, raw.trim().replace(/^W\//, ''));
-    if (found) return found;
-  }
-  return undefined;
+function notModifiedSince(header: string | string[] | undefined, selected: Variant): boolean {
+  const { modified } = selected;
+  if (typeof header !== 'string' || modified === null) return false;
+  if (header === modified.text) return true;
+  const since = Date.parse(header);
+  return Number.isFinite(since) && modified.ms <= since;
 }
 
 /**
@@ -135,8 +132,17 @@ export function untaggedMatchFails(header: string | string[] | undefined, repres
 /** What a conditional request's validators decide: a 412, a 304, or the body (RFC 9110 §13.2.2). */
 export type Precondition = 'failed' | 'not_modified' | 'proceed';
 
-/** RFC 9110 §13.2.2: If-Match first (a 412 when nothing matches), only then If-None-Match (a 304). */
-export function precondition(headers: Record<string, string | string[] | undefined>, resource: Resource): Precondition {
+/**
+ * RFC 9110 §13.2.2: If-Match first (a 412 when nothing matches), then If-None-Match, or without it
+ * If-Modified-Since (a 304), each against `selected`, the variant a 200 would send.
+ */
+export function precondition(
+  headers: Record<string, string | string[] | undefined>,
+  resource: Resource,
+  selected: Variant,
+): Precondition {
   if (matchFails(headers['if-match'], resource)) return 'failed';
-  return noneMatch(headers['if-none-match'], resource) ? 'not_modified' : 'proceed';
+  const noneMatchHeader = headers['if-none-match'];
+  if (noneMatchHeader) return noneMatch(noneMatchHeader, selected) ? 'not_modified' : 'proceed';
+  return notModifiedSince(headers['if-modified-since'], selected) ? 'not_modified' : 'proceed';
 }

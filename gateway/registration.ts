@@ -10,7 +10,7 @@ import { API_KEY_FIELD, EMAIL_MAX_LENGTH, ORIGIN_PLACEHOLDER, SCHEMA_VERSION } f
 import { clientAddress, requestOrigin, type TrustProxy } from './client-address.ts';
 import { ERRORS, type HttpError, refuseIfLimited } from './errors.ts';
 import { fillPage, formError, pageResponse } from './form-pages.ts';
-import { generateKey, hashKey, isWellFormedKey } from './keys.ts';
+import { generateKey, hashKey, isRepeatedKey, isWellFormedKey } from './keys.ts';
 import type { Decision } from './rate-limit.ts';
 import { crossSite, isForm, isJson, readBody, readEmail, readFormEmail } from './request-body.ts';
 import { type GatewayRequest, type GatewayResponse, jsonResponse } from './responses.ts';
@@ -27,12 +27,13 @@ export function createRegistration(opts: { store: Store; trustProxy: TrustProxy;
     // (rate-limit.ts), so a mistyped address or body costs nothing but an attempt.
     const limited = (d: Decision, error: HttpError) => refuseIfLimited(d, error, now);
     limited(await store.registrationAttempts.hit(address, now), ERRORS.registerAttemptsLimited);
+    // A live key of the same account sent with the registration is replaced by the new one (a
+    // rotation); any other key sent is ignored: registering revokes nothing else. Two are refused.
+    const presented = req.headers[API_KEY_FIELD];
+    if (presented !== undefined && isRepeatedKey(presented)) throw ERRORS.repeatedKey;
     limited(await store.registrations.peek(address, now), ERRORS.registerLimited);
     const address_ = await email();
     limited(await store.registrations.hit(address, now), ERRORS.registerLimited);
-    // A live key of the same account sent with the registration is replaced by the new one (a
-    // rotation); any other key sent is ignored: registering revokes nothing else.
-    const presented = req.headers[API_KEY_FIELD];
     const rotate = typeof presented === 'string' && isWellFormedKey(presented) ? hashKey(presented) : null;
     const key = generateKey();
     const account = await store.register(address_, hashKey(key), now, rotate);

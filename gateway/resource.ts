@@ -15,10 +15,18 @@ export interface Variant {
   path?: string;
   load?: BodyLoader;
   etag: string;
+  /** Last-Modified, when known: the time the build went live (site.ts), read by If-Modified-Since. */
+  modified: HttpDate | null;
   /** Flat [name, value, …] list for writeHead, without the per-request rate-limit headers. */
   headers: string[];
   /** The same for a 304 (validators and caching only, RFC 9110 §15.4.5). */
   notModifiedHeaders: string[];
+}
+
+/** An HTTP-date (RFC 9110 §5.6.7) as sent, and its time in epoch ms (whole seconds, as the text says). */
+export interface HttpDate {
+  text: string;
+  ms: number;
 }
 
 export interface Resource {

@@ -3,7 +3,7 @@
 import { API_KEY_FIELD } from '../build/site-format.ts';
 import { ERRORS, unknownKeyErrors } from './errors.ts';
 import { failure, type Reply } from './exchange.ts';
-import { hashKey, isWellFormedKey } from './keys.ts';
+import { hashKey, isRepeatedKey, isWellFormedKey } from './keys.ts';
 import { untaggedMatchFails } from './negotiate.ts';
 import { errorResponse, type GatewayRequest, response } from './responses.ts';
 import type { Account, Store } from './store/types.ts';
@@ -16,7 +16,8 @@ export function createRevoke(opts: { store: Store }) {
   return function revoke(req: GatewayRequest, now: number): Reply {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey);
-    if (typeof raw !== 'string' || !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey);
+    if (typeof raw !== 'string' || !isWellFormedKey(raw))
+      return errorResponse(isRepeatedKey(raw) ? ERRORS.repeatedKey : ERRORS.invalidKey);
     const unknown = () => errorResponse(unknownKey(store.status.keysLostSince));
     const done = (revoked: boolean) => (revoked ? REVOKED : unknown());
     try {

@@ -12,6 +12,10 @@ import type { Resource } from './resource.ts';
 export type Routed = RoutedKind & { row?: RouteName };
 type RoutedKind =
   | { handler: null; error: HttpError } // unknown path, wrong method, key in the URL
+  /** A folder asked for without its slash (`/tables`): moved to `location` (`/tables/`, the query kept). */
+  | { handler: 'redirect'; location: string }
+  /** OPTIONS: `*`, or a route other origins may read (its CORS preflight, cors.ts). */
+  | { handler: 'options'; allow: string; crossOrigin: boolean }
   /** The gateway's own handlers: every kind of the route table but the two that serve a body. */
   | { handler: Exclude<HandlerKind, 'public' | 'data'> }
   /** A precomputed body anyone may read: the OpenAPI document, the pages and their assets. */

@@ -10,6 +10,7 @@ import {
   grainKey,
   grainYearKey,
   paramOf,
+  ROUTE_NAMES,
   ROUTES,
   type RouteName,
   type RouteRow,
@@ -17,7 +18,8 @@ import {
   snapshotKey,
   tableKey,
 } from '../build/site-format.ts';
-import { ERRORS, type HttpError } from './errors.ts';
+import { isCrossOrigin } from './cors.ts';
+import { ERRORS, type HttpError, methodNotAllowed, SERVER_METHODS } from './errors.ts';
 import { holdsKey } from './key-in-url.ts';
 import type { Routed } from './routed.ts';
 import type { Site } from './site.ts';
@@ -155,18 +157,50 @@ function tablePage(path: string, query: string, site: Site): Routed {
   return { handler: null, error: site.unknownCropYear.get(id) ?? ERRORS.unknownCropYear, row: 'table' };
 }
 
-/** The 405 for a row: its Allow header lists the row's methods (the catalogue has one per set). */
-const notAllowed = (row: RouteRow): HttpError =>
-  row.methods.includes('GET')
-    ? ERRORS.notAllowedGet
-    : row.methods.includes('POST')
-      ? ERRORS.notAllowedPost
-      : ERRORS.notAllowedDelete;
+/** The methods a route takes: its row's, and OPTIONS where other origins may read it (a preflight). */
+const methodsOf = (name: RouteName): readonly string[] =>
+  isCrossOrigin(name) ? [...ROUTES[name].methods, 'OPTIONS'] : ROUTES[name].methods;
+
+/**
+ * Each route's 405, made once: Allow names the methods it takes (RFC 9110 §15.5.6), under the
+ * catalogue's code for its set (a GET route's, else a POST route's, else a DELETE route's).
+ */
+const NOT_ALLOWED = Object.fromEntries(
+  ROUTE_NAMES.map((name) => {
+    const methods = methodsOf(name);
+    const base = methods.includes('GET')
+      ? ERRORS.notAllowedGet
+      : methods.includes('POST')
+        ? ERRORS.notAllowedPost
+        : ERRORS.notAllowedDelete;
+    if (methods.join(', ') === base.headers.Allow) return [name, base];
+    const e = methodNotAllowed(methods.join(', '));
+    e.code = base.code;
+    return [name, e];
+  }),
+) as Record<RouteName, HttpError>;
+
+/** OPTIONS where other origins may read: the methods the route takes, and the CORS preflight's answer (cors.ts). */
+const OPTIONS = Object.fromEntries(
+  ROUTE_NAMES.filter(isCrossOrigin).map((name) => [
+    name,
+    Object.freeze({ handler: 'options', allow: methodsOf(name).join(', '), crossOrigin: true, row: name }),
+  ]),
+) as Partial<Record<RouteName, Routed>>;
+/** `OPTIONS *` (RFC 9110 §9.3.7): what the server as a whole takes. */
+const OPTIONS_SERVER: Routed = Object.freeze({ handler: 'options', allow: SERVER_METHODS, crossOrigin: false });
 
 const NOT_FOUND: Routed = Object.freeze({ handler: null, error: ERRORS.notFound });
+/** The routes that are folders (`/tables/`), by their path without the slash, which a person may type. */
+const FOLDERS: ReadonlyMap<string, string> = new Map(
+  ROUTE_NAMES.map((name) => ROUTES[name].path)
+    .filter((path) => path.length > 1 && path.endsWith('/'))
+    .map((path) => [path.slice(0, -1), path]),
+);
 const KEY_IN_URL: Routed = Object.freeze({ handler: null, error: ERRORS.keyInQuery });
 
 export function route(method: string, target: string, site: Site): Routed {
+  if (target === '*') return method === 'OPTIONS' ? OPTIONS_SERVER : NOT_FOUND;
   const url = target.charCodeAt(0) === 47 /* "/" */ ? target : originForm(target);
   if (method === 'GET' || method === 'HEAD') {
     const exact = site.exact.get(url);
@@ -181,12 +215,18 @@ export function route(method: string, target: string, site: Site): Routed {
   // logs and histories.
   if (holdsKey(url) || (query && hasKeyInQuery(query)))
     return name === null ? KEY_IN_URL : { handler: null, error: ERRORS.keyInQuery, row: name };
-  if (name === null) return NOT_FOUND;
+  if (name === null) {
+    const folder = method === 'GET' || method === 'HEAD' ? FOLDERS.get(path) : undefined;
+    return folder ? { handler: 'redirect', location: query ? `${folder}?${query}` : folder } : NOT_FOUND;
+  }
   const row: RouteRow = ROUTES[name];
   // Any method: without the token it is an unknown path, and the method is checked after (app.ts).
   if (row.handler === 'metrics') return { handler: 'metrics', row: name };
-  if (!row.methods.includes(method as RouteRow['methods'][number]))
-    return { handler: null, error: notAllowed(row), row: name };
+  if (!row.methods.includes(method as RouteRow['methods'][number])) {
+    const options = method === 'OPTIONS' ? OPTIONS[name] : undefined;
+    if (options) return options;
+    return { handler: null, error: NOT_ALLOWED[name], row: name };
+  }
   switch (row.handler) {
     case 'data':
       return { ...DATA[name]!(path, query, site), row: name };

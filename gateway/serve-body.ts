@@ -8,11 +8,11 @@ import { requestOrigin } from './client-address.ts';
 import { ERRORS, type HttpError, unknownKeyErrors } from './errors.ts';
 import { Exchange, type Handler, type Reply, then } from './exchange.ts';
 import { filledPage } from './filled-pages.ts';
-import { isWellFormedKey } from './keys.ts';
-import { createVariantChooser, matchedVariant, precondition } from './negotiate.ts';
+import { isRepeatedKey, isWellFormedKey } from './keys.ts';
+import { createVariantChooser, precondition } from './negotiate.ts';
 import { type Decision, refunded } from './rate-limit.ts';
 import { createRateLimitHeaders } from './rate-limit-headers.ts';
-import type { BodyLoader, Resource } from './resource.ts';
+import type { BodyLoader, Resource, Variant } from './resource.ts';
 import { errorResponse, type GatewayResponse, preparedError, response } from './responses.ts';
 import type { Account, Store } from './store/types.ts';
 
@@ -28,6 +28,24 @@ function loaded(
   });
 }
 
+/**
+ * The answer when the origin fails a counted request (502, 504): the service did not answer it,
+ * so it is taken back from the key's hour (docs/contract.md, Authentication and limits), and the
+ * rate-limit headers say so.
+ */
+function upstreamFailureOf(
+  store: Store,
+  rateLimitHeaders: ReturnType<typeof createRateLimitHeaders>['rateLimitHeaders'],
+) {
+  return (x: Exchange, d: Decision) =>
+    (err: HttpError): GatewayResponse => {
+      const { holder } = x;
+      if (holder) void Promise.resolve(store.requests.refund(holder.keyId, d, holder)).catch(() => {});
+      const p = preparedError(err);
+      return response(err.status, rateLimitHeaders(refunded(d), x.now, p.headers), p.body, x.account);
+    };
+}
+
 export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }) {
   const { store, trustProxy } = opts;
   const chooseVariant = createVariantChooser();
@@ -36,7 +54,7 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
 
   /** The variant the client accepts, with the rate-limit headers after its own when counted. */
   function serve(x: Exchange, resource: Resource, d: Decision | null): Reply {
-    const variant = chooseVariant(resource, x.req.headers['accept-encoding']);
+    const variant = x.variant ?? chooseVariant(resource, x.req.headers['accept-encoding']);
     const headers = d ? rateLimitHeaders(d, x.now, variant.headers) : variant.headers;
     if (x.head) return response(200, headers, null, x.account);
     if (variant.body !== null) return response(200, headers, variant.body, x.account);
@@ -48,27 +66,13 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
     return response(200, headers, null, x.account, variant.path!, d && upstreamFailure(x, d));
   }
 
-  function notModified(x: Exchange, resource: Resource, d: Decision | null): GatewayResponse {
-    const { headers } = x.req;
-    const variant =
-      matchedVariant(headers['if-none-match'], resource) ?? chooseVariant(resource, headers['accept-encoding']);
+  /** RFC 9110 §15.4.5: a 304 carries the ETag and caching the 200 to the same request would. */
+  function notModified(x: Exchange, variant: Variant, d: Decision | null): GatewayResponse {
     const h = variant.notModifiedHeaders;
     return response(304, d ? rateLimitHeaders(d, x.now, h) : h, null, x.account);
   }
 
-  /**
-   * The answer when the origin fails a counted request (502, 504): the service did not answer it,
-   * so it is taken back from the key's hour (docs/contract.md, Authentication and limits), and the
-   * rate-limit headers say so.
-   */
-  const upstreamFailure =
-    (x: Exchange, d: Decision) =>
-    (err: HttpError): GatewayResponse => {
-      const { holder } = x;
-      if (holder) void Promise.resolve(store.requests.refund(holder.keyId, d, holder)).catch(() => {});
-      const p = preparedError(err);
-      return response(err.status, rateLimitHeaders(refunded(d), x.now, p.headers), p.body, x.account);
-    };
+  const upstreamFailure = upstreamFailureOf(store, rateLimitHeaders);
 
   /** An error after the request was counted (or refused): its headers, then the rate-limit ones. */
   function countedError(x: Exchange, err: HttpError, d: Decision): GatewayResponse {
@@ -78,7 +82,7 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
   }
 
   /** A 304 costs nothing, also when the key's hour is spent: a sync must not fail for it. */
-  const revalidated = (x: Exchange, d: Decision): GatewayResponse => notModified(x, x.resource!, d);
+  const revalidated = (x: Exchange, d: Decision): GatewayResponse => notModified(x, x.variant!, d);
 
   function counted(x: Exchange, d: Decision): Reply {
     if (!d.allowed) return countedError(x, ERRORS.rateLimited, d);
@@ -91,7 +95,11 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
     if (!account) return errorResponse(unknownKey(store.status.keysLostSince), x.head);
     x.account = account.id;
     x.holder = account;
-    if (x.resource) x.precondition = precondition(x.req.headers, x.resource);
+    const { resource, req } = x;
+    if (resource) {
+      x.variant = chooseVariant(resource, req.headers['accept-encoding']);
+      x.precondition = precondition(req.headers, resource, x.variant);
+    }
     // a 304 is not counted; a key's quota is its own (its account holds its window: one lookup a request)
     const { requests } = store;
     if (x.precondition === 'not_modified') return then(x, requests.peek(account.keyId, x.now, account), revalidated);
@@ -102,10 +110,11 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
   const data: Handler<'data'> = (req, now, head, r, site) => {
     const raw = req.headers[API_KEY_FIELD];
     if (raw === undefined || raw === '') return errorResponse(ERRORS.missingKey, head);
-    if (typeof raw !== 'string') return errorResponse(ERRORS.invalidKey, head);
+    if (typeof raw !== 'string') return errorResponse(ERRORS.repeatedKey, head);
     const known = store.cachedAccount(raw);
     // The checksum refuses made-up keys before any hashing, lookup or allocation.
-    if (!known && !isWellFormedKey(raw)) return errorResponse(ERRORS.invalidKey, head);
+    if (!known && !isWellFormedKey(raw))
+      return errorResponse(isRepeatedKey(raw) ? ERRORS.repeatedKey : ERRORS.invalidKey, head);
     const resource = r.resource ?? (r.key === undefined ? undefined : site.routes.get(r.key));
     const x = new Exchange(req, now, head, resource, r.error);
     return known ? authorised(x, known) : then(x, store.findByKey(raw), authorised);
@@ -118,10 +127,12 @@ export function createBodyServing(opts: { store: Store; trustProxy: TrustProxy }
       ? filledPage(page, requestOrigin(req, trustProxy, ORIGIN_PLACEHOLDER), now)
       : site.routes.get(r.key);
     if (!doc) return errorResponse(ERRORS.notFound, head);
-    const decided = precondition(req.headers, doc);
+    const variant = chooseVariant(doc, req.headers['accept-encoding']);
+    const decided = precondition(req.headers, doc, variant);
     if (decided === 'failed') return errorResponse(ERRORS.preconditionFailed, head);
     const x = new Exchange(req, now, head, doc, undefined);
-    return decided === 'not_modified' ? notModified(x, doc, null) : serve(x, doc, null);
+    x.variant = variant;
+    return decided === 'not_modified' ? notModified(x, variant, null) : serve(x, doc, null);
   };
 
   return { data, public: publicBody };

@@ -10,12 +10,13 @@ import type { RouteName } from '../build/site-format.ts';
 import { type App, type GatewayRequest, type GatewayResponse, INTERNAL_ERROR, type Reply } from './app.ts';
 import { type AssembleOptions, assembleGateway, type GatewayParts } from './assemble.ts';
 import { TRUST_PROXY_HOPS_WARNING } from './client-address.ts';
-import { ERRORS, type HttpError, rawErrorResponse } from './errors.ts';
+import { ERRORS, type HttpError } from './errors.ts';
 import type { LogFn, RequestLine } from './log.ts';
 import { safePath } from './log.ts';
 import type { Mailer } from './mail.ts';
 import { overflowIsTarget } from './request-target.ts';
 import type { SiteHolder } from './site-watch.ts';
+import { rawErrorResponse } from './socket-errors.ts';
 import type { Store } from './store/types.ts';
 
 export type GatewayOptions = AssembleOptions;

@@ -3,7 +3,7 @@
 // the static origin, where the bodies stay (only the pages and templates are read). One reader
 // interface, two readers; the table is built the same way from either (site.ts).
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
@@ -33,11 +33,18 @@ export interface BuildReader {
   asked?: { dir: string; bodies: BodyReader };
   /** At the origin: a gzip file fetched and unzipped as it comes, for a plain form stored only so. */
   unzipped?: (path: string, length: number) => BodyLoader;
+  /** When current.json was last written (epoch ms): the time the live build went live; null when not told. */
+  published(): Promise<number | null>;
 }
 
 export function diskReader(siteDir: string, bodies?: BodyReader): BuildReader {
   const read = (path: string) => readFile(join(siteDir, path));
-  return { read, bodiesStay: false, asked: bodies && { dir: siteDir, bodies } };
+  const published = () =>
+    stat(join(siteDir, POINTER_FILE)).then(
+      (s) => s.mtimeMs,
+      () => null,
+    );
+  return { read, bodiesStay: false, asked: bodies && { dir: siteDir, bodies }, published };
 }
 
 /** A file the static origin did not give: a sentence naming UPSTREAM_URL, the file and why. */
@@ -54,6 +61,8 @@ function failureOf(err: unknown, timeoutMs: number): string {
 export function upstreamReader(base: string, timeoutMs: number): BuildReader {
   // the pointer changes in place: a cache between must ask the origin; a build's files never change
   const fresh = { 'cache-control': 'no-cache' };
+  /** current.json's Last-Modified as the origin last gave it. */
+  let pointerModified: number | null = null;
   const read = async (path: string) => {
     const headers = path === POINTER_FILE ? fresh : undefined;
     const fail = (why: string) => new UpstreamError(`UPSTREAM_URL ${base}: ${path} could not be fetched (${why})`);
@@ -64,6 +73,10 @@ export function upstreamReader(base: string, timeoutMs: number): BuildReader {
       throw fail(failureOf(err, timeoutMs));
     }
     if (!res.ok) throw fail(`the origin answered ${res.status}`);
+    if (path === POINTER_FILE) {
+      const modified = Date.parse(res.headers.get('last-modified') ?? '');
+      pointerModified = Number.isFinite(modified) ? modified : null;
+    }
     return Buffer.from(await res.arrayBuffer());
   };
   // answered as a file proxied is (server-proxy.ts): 502 when the origin fails, 504 with no answer in time
@@ -87,7 +100,7 @@ export function upstreamReader(base: string, timeoutMs: number): BuildReader {
     // an origin that labels a .gz file with its coding (Apache's AddEncoding) has it unzipped by fetch already
     return /gzip/i.test(res.headers.get('content-encoding') ?? '') ? body : unzip(body);
   };
-  return { read, bodiesStay: true, unzipped };
+  return { read, bodiesStay: true, unzipped, published: async () => pointerModified };
 }
 
 /** Which build is live now (site-watch.ts polls it). */
@@ -141,6 +154,7 @@ function hotBodies(manifest: Manifest): Set<BodyEntry> {
 export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer?: Pointer): Promise<Site> {
   const text = async (path: string) => (await reader.read(path)).toString('utf8');
   const { pointer: p, manifest } = await readBuild(text, pointer);
+  const published = await reader.published();
   const bytes = new Map<string, Buffer>();
   if (reader.bodiesStay) {
     const files = [...new Set(pageFiles(manifest))];
@@ -151,7 +165,7 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
       }),
     );
     const unzipped = (file: string, length: number) => reader.unzipped!(`${p.dir}/${file}`, length);
-    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir, unzipped }, policy);
+    return siteFromManifest(manifest, { bytes, upstreamDir: p.dir, unzipped, published }, policy);
   }
   const { asked } = reader;
   const pages = new Set(pageFiles(manifest));
@@ -190,5 +204,5 @@ export async function loadSite(reader: BuildReader, policy: ServePolicy, pointer
   const onDemand = asked && ((file: string, length: number) => () => asked.bodies.get(inBuild(file), length));
   const unzipped = (file: string, length: number): BodyLoader =>
     asked ? () => asked.bodies.unzipped(inBuild(file), length) : async () => unzip(Readable.from([bytes.get(file)!]));
-  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand, unzipped }, policy);
+  return siteFromManifest(manifest, { bytes, upstreamDir: null, onDemand, unzipped, published }, policy);
 }

@@ -23,11 +23,12 @@ import {
   yearOfKey,
 } from '../build/site-format.ts';
 import { cacheControlOf, PER_HOST_PAGE_CACHE, type ServePolicy } from './cache-policy.ts';
+import { isCrossOrigin } from './cors.ts';
 import { type HttpError, unknownCropYearOf } from './errors.ts';
 import { type PageTemplate, pageResource, pageTemplate } from './filled-pages.ts';
 import type { BodyLoader, Resource, Variant } from './resource.ts';
 import type { Routed } from './routed.ts';
-import { preparedVariant, type Serving } from './variant-headers.ts';
+import { httpDate, preparedVariant, type Serving } from './variant-headers.ts';
 
 export type { Resource, Variant } from './resource.ts';
 
@@ -65,6 +66,8 @@ export interface BuildBodies {
   onDemand?: (file: string, length: number) => BodyLoader;
   /** How a plain form stored only as its gzip form (build/emit/emit.ts) is made when asked, from that file. */
   unzipped?: (gzipFile: string, length: number) => BodyLoader;
+  /** When the build went live (epoch ms): current.json's time, as the disk or the origin tells it. */
+  published?: number | null;
 }
 
 /** The files the gateway reads also when the bodies stay upstream: the page templates and the bodies it fills. */
@@ -103,17 +106,21 @@ function sourceOf(
 
 /** The build's table from its manifest and the bodies read; pure, and the same for disk and upstream. */
 export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy: ServePolicy): Site {
+  const updatedAt = Date.parse(manifest.dataset_updated_at ?? '');
+  // Last-Modified (docs/contract.md, Errors and HTTP): when the build went live, else its newest entry's time
+  const live = bodies.published ?? (Number.isFinite(updatedAt) ? updatedAt : null);
+  const modified = live === null ? null : httpDate(live);
   // A body served under routes of two cache classes (a file's plain and content-addressed names)
   // gets one resource per class, sharing the bytes.
   const resources = new Map<string, Resource>();
   const resourceFor = (hash: string, route: string): Resource => {
     const cls = cacheClassOf(route);
-    const publicModule = routeOf(route) === 'client';
-    const id = `${hash} ${cls} ${publicModule}`;
+    const crossOrigin = isCrossOrigin(routeOf(route));
+    const id = `${hash} ${cls} ${crossOrigin}`;
     const known = resources.get(id);
     if (known) return known;
     const entry: BodyEntry = manifest.bodies[hash]!;
-    const serving = { cache: cacheControlOf(cls, policy), publicModule };
+    const serving = { cache: cacheControlOf(cls, policy), crossOrigin, modified };
     const variant = (v: BodyEntry['identity'], encoding: string | null): Variant =>
       preparedVariant(entry, v, encoding, serving, sourceOf(bodies, v, entry.gzip));
     const r: Resource = {
@@ -148,13 +155,14 @@ export function siteFromManifest(manifest: Manifest, bodies: BuildBodies, policy
     if (!text) continue;
     const entry = manifest.bodies[hash]!;
     const cache = policy.publicUrl ? cacheControlOf(cacheClassOf(key), policy) : PER_HOST_PAGE_CACHE;
-    const serving = { cache, publicModule: false };
+    // a page states the configuration's figures too: no older than the configuration
+    const since = live === null ? null : httpDate(Math.max(live, policy.since));
+    const serving = { cache, crossOrigin: isCrossOrigin(routeOf(key)), modified: since };
     const page = pageTemplate(text, policy.figures, filledVariant({ type: entry.type }, serving));
     if (policy.publicUrl) routes.set(key, pageResource(page, policy.publicUrl, true));
     else pages.set(key, page);
   }
   const grainIds = new Map(manifest.grain_ids.map((id) => [id.toUpperCase(), id]));
-  const updatedAt = Date.parse(manifest.dataset_updated_at ?? '');
   return {
     buildId: manifest.build_id,
     datasetVersion: manifest.dataset_version,

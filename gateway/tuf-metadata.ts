@@ -63,7 +63,7 @@ const resourceOf = (bytes: Buffer, sharedSeconds: number): Resource => {
   const shared = Math.min(sharedSeconds, TIMESTAMP_SHARED_MAX);
   const cache = `public, max-age=${Math.min(60, shared)}, s-maxage=${shared}`;
   const etag = strongEtag(bodyHash(bytes));
-  const serving = { cache, publicModule: true }; // public: any page may read it
+  const serving = { cache, crossOrigin: true, modified: null }; // public: any page may read it
   return {
     identity: preparedVariant({ type: JSON_CONTENT_TYPE }, { length: bytes.length, etag }, null, serving, bytes),
   };
@@ -137,7 +137,7 @@ export const createTufMetadataServing =
     const file = (q < 0 ? req.url : req.url.slice(0, q)).slice(req.url.indexOf(PREFIX) + PREFIX.length);
     const doc = holder?.current.get(file);
     if (!doc) return errorResponse(ERRORS.notFound, head);
-    const decided = precondition(req.headers, doc);
+    const decided = precondition(req.headers, doc, doc.identity);
     if (decided === 'failed') return errorResponse(ERRORS.preconditionFailed, head);
     if (decided === 'not_modified') return response(304, doc.identity.notModifiedHeaders, null);
     return response(200, doc.identity.headers, head ? null : doc.identity.body);

@@ -102,7 +102,7 @@ describe('methods (docs/contract.md, Errors and HTTP)', () => {
 
   const allowed: [string, string][] = [
     ['/api/grains', 'GET, HEAD'],
-    ['/health', 'GET, HEAD'],
+    ['/health', 'GET, HEAD, OPTIONS'],
     ['/api/register', 'POST'],
     ['/api/keys/current', 'DELETE'],
   ];

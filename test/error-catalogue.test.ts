@@ -109,10 +109,34 @@ const post = (
 const someone = '{"email":"someone@example.com"}';
 const lostKeyMessage = unknownKeyErrors()(LOSS_ACCEPTED_AT).message;
 
+/** X-API-Key sent twice, as node:http hands it on (RFC 9110 §5.3: joined by a comma). */
+const TWO_KEYS = `${generateKey()}, ${generateKey()}`;
+/** A query past the 8 KiB any URL of the service fits in: refused on every operation before routing. */
+const LONG_QUERY = `?q=${'a'.repeat(9 * 1024)}`;
+
 const CASES: Case[] = [
+  ...[
+    ...DATA_OPS.map(([op, path]) => [op, path.split('?')[0]!]),
+    ['GET /api/openapi.json', '/api/openapi.json'],
+    ['GET /health', '/health'],
+  ].map(([op, path]): Case => ({ error: 'uriTooLong', gw: 'main', op: op!, path: `${path}${LONG_QUERY}` })),
+  ...[REGISTER, RECOVER, CONFIRM].map(
+    (op): Case => post(op, `${op.slice(5)}${LONG_QUERY}`, 'uriTooLong', 'main', someone),
+  ),
+  { error: 'uriTooLong', gw: 'main', op: REVOKE, method: 'DELETE', path: `/api/keys/current${LONG_QUERY}` },
+  {
+    error: 'repeatedKey',
+    gw: 'main',
+    op: REVOKE,
+    method: 'DELETE',
+    path: '/api/keys/current',
+    headers: { 'x-api-key': TWO_KEYS },
+  },
+  post(REGISTER, '/api/register', 'repeatedKey', 'main', someone, { ...json, 'x-api-key': TWO_KEYS }),
   ...DATA_OPS.flatMap(([op, path]): Case[] => [
     { error: 'missingKey', gw: 'main', op, path },
     { error: 'invalidKey', gw: 'main', op, path, headers: { 'x-api-key': 'not-a-key' } },
+    { error: 'repeatedKey', gw: 'main', op, path, headers: { 'x-api-key': `${TWO_KEYS}` } },
     { error: 'keyInQuery', gw: 'main', op, path: `${path}${path.includes('?') ? '&' : '?'}api_key=x` },
     { error: 'rateLimited', gw: 'tight', op, path, key: 'spent' },
     { error: 'storeUnavailable', gw: 'redisDown', op, path, key: 'unknown' },

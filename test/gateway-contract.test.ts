@@ -271,9 +271,12 @@ describe('authentication', () => {
       ['/api/changelog', 'private, no-cache', undefined],
       // without PUBLIC_URL a page and the OpenAPI document name the Host they were asked from: no
       // shared cache keeps them (with PUBLIC_URL they are shared: test/filled-pages.test.ts)
-      ['/api/openapi.json', 'private, no-cache', undefined],
+      ['/api/openapi.json', 'private, no-cache', '*'],
       ['/', 'private, no-cache', undefined],
       ['/docs', 'private, no-cache', undefined],
+      ['/tables/', shared, '*'],
+      ['/tables/CWRS', shared, '*'],
+      ['/tables/changes.atom', shared, '*'],
       ['/assets/site.css', shared, undefined],
       [css, 'public, max-age=31536000, immutable', undefined],
       ['/client/grade.js', shared, '*'],
@@ -456,7 +459,9 @@ describe('HTTP behaviour', () => {
     ['POST', '/api/grains', 'GET, HEAD'],
     ['PUT', '/api/grains/CWRS', 'GET, HEAD'],
     ['DELETE', '/api/changelog', 'GET, HEAD'],
-    ['PATCH', '/health', 'GET, HEAD'],
+    ['PATCH', '/health', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/tables/CWRS', 'GET, HEAD, OPTIONS'],
+    ['DELETE', '/recover', 'GET, HEAD, POST'],
     ['GET', '/api/register', 'POST'],
     ['OPTIONS', '/api/grains', 'GET, HEAD'],
   ];

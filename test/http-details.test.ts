@@ -2,7 +2,9 @@
 // the absolute-form request target, If-Match before If-None-Match, and a 304 that costs nothing
 // even when the key's hour is spent.
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { createVariantChooser } from '../gateway/negotiate.ts';
@@ -204,19 +206,70 @@ describe('HTTP details, asked of the app', () => {
     assert.equal(nm.headers['retry-after'], undefined);
   });
 
-  it('a 304 names the ETag the client sent, whichever encoding it now accepts', async () => {
+  it('a 304 carries the ETag a 200 to the same request would (RFC 9110 §15.4.5); another tag is a 200', async () => {
     const k = await injectRegister(t.app, 'names-etag@example.com');
     const plain = await injectGet(t.app, '/api/grains/CWAD', k);
     const br = await injectGet(t.app, '/api/grains/CWAD', k, { 'accept-encoding': 'br' });
     assert.notEqual(plain.headers.etag, br.headers.etag);
-    const nm = async (etag: string, ae: string) =>
-      (await injectGet(t.app, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae })).headers.etag;
-    assert.equal(await nm(plain.headers.etag!, 'br, gzip'), plain.headers.etag, 'the plain one, held');
-    assert.equal(await nm(br.headers.etag!, 'identity'), br.headers.etag, 'the br one, held');
-    // in a list, the first member that matches; `*` names the encoding the client would be sent
-    assert.equal(await nm(`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br'), plain.headers.etag);
-    assert.equal(await nm(`W/${plain.headers.etag}`, 'br'), plain.headers.etag, 'a weak tag compares weakly');
-    assert.equal(await nm('*', 'br'), br.headers.etag);
+    const ask = (etag: string, ae: string) =>
+      injectGet(t.app, '/api/grains/CWAD', k, { 'if-none-match': etag, 'accept-encoding': ae });
+    const cases: [sent: string, ae: string, status: number, etag: string][] = [
+      [plain.headers.etag!, 'identity', 304, plain.headers.etag!],
+      [br.headers.etag!, 'br', 304, br.headers.etag!],
+      [`"other", ${plain.headers.etag}, ${br.headers.etag}`, 'br', 304, br.headers.etag!],
+      [`W/${br.headers.etag}`, 'br', 304, br.headers.etag!],
+      ['*', 'br', 304, br.headers.etag!],
+      // the plain body's tag, asked with brotli: the 200 would send brotli, so the brotli body is sent
+      [plain.headers.etag!, 'br, gzip', 200, br.headers.etag!],
+      [br.headers.etag!, 'identity', 200, plain.headers.etag!],
+    ];
+    for (const [sent, ae, status, etag] of cases) {
+      const res = await ask(sent, ae);
+      assert.equal(res.status, status, `${sent} with ${ae}`);
+      assert.equal(res.headers.etag, etag, `${sent} with ${ae}`);
+    }
+  });
+
+  it('Last-Modified on the data, the pages and the feed; If-Modified-Since without If-None-Match', async () => {
+    const k = await injectRegister(t.app, 'modified-since@example.com');
+    const live = statSync(join(t.siteDir, 'current.json')).mtimeMs;
+    const expected = new Date(Math.floor(live / 1000) * 1000).toUTCString();
+    for (const path of [
+      '/api/grains/CWRS',
+      '/api/changelog',
+      '/tables/',
+      '/tables/CWRS',
+      '/tables/changes.atom',
+      '/',
+    ]) {
+      const res = await injectGet(t.app, path, path.startsWith('/api/') ? k : undefined);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['last-modified'], expected, `${path}: the time the build went live`);
+    }
+    const first = await injectGet(t.app, '/api/grains/CWRS', k, { 'accept-encoding': 'gzip' });
+    const used = Number(first.headers['x-ratelimit-used']);
+    const since = (value: string, more: Record<string, string> = {}) =>
+      injectGet(t.app, '/api/grains/CWRS', k, { 'if-modified-since': value, 'accept-encoding': 'gzip', ...more });
+    const same = await since(expected);
+    assert.equal(same.status, 304);
+    assert.equal(same.body.length, 0);
+    assert.equal(same.headers.etag, first.headers.etag, 'the 304 names the tag the 200 would');
+    assert.equal(same.headers['last-modified'], expected);
+    assert.equal(same.headers['x-ratelimit-used'], String(used), 'a 304 is not counted');
+    const later = new Date(Date.parse(expected) + 3_600_000).toUTCString();
+    const earlier = new Date(Date.parse(expected) - 1000).toUTCString();
+    assert.equal((await since(later)).status, 304, 'a later date');
+    assert.equal((await since(earlier)).status, 200, 'a second before');
+    assert.equal((await since('yesterday')).status, 200, 'a date that does not parse is ignored');
+    const other = await injectRegister(t.app, 'modified-since-2@example.com');
+    const decides = await injectGet(t.app, '/api/grains/CWRS', other, {
+      'if-modified-since': expected,
+      'if-none-match': '"other"',
+    });
+    assert.equal(decides.status, 200, 'If-None-Match decides');
+    const feed = await injectGet(t.app, '/tables/changes.atom', undefined, { 'if-modified-since': expected });
+    assert.equal(feed.status, 304, 'a feed reader polling with the date downloads nothing');
+    assert.equal(feed.headers['access-control-allow-origin'], '*');
   });
 });
 
@@ -239,6 +292,106 @@ describe('HTTP details on the wire', () => {
       socket.on('close', () => resolve(out.split('\r\n')[0]!));
       socket.on('error', (e) => (out ? resolve(out.split('\r\n')[0]!) : reject(e)));
     });
+
+  /** The whole answer to `bytes` (one request, `Connection: close`), head and body, as text. */
+  const answerTo = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1', () => socket.end(bytes));
+      let out = '';
+      socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+      socket.on('close', () => resolve(out));
+      socket.on('error', (e) => (out ? resolve(out) : reject(e)));
+    });
+  const headerOf = (answer: string, name: string) =>
+    new RegExp(`\r\n${name}: ([^\r]*)\r\n`, 'i').exec(answer.slice(0, answer.indexOf('\r\n\r\n') + 2))?.[1];
+
+  it('every 405 names the methods in Allow, CONNECT included (RFC 9110 §15.5.6)', async () => {
+    const connectAnswer = await answerTo('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.match(connectAnswer, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    assert.equal(headerOf(connectAnswer, 'Allow'), 'GET, HEAD, POST, DELETE, OPTIONS');
+    assert.equal(JSON.parse(connectAnswer.slice(connectAnswer.indexOf('\r\n\r\n') + 4)).code, 'connect_not_allowed');
+    const cases: [method: string, path: string, allow: string][] = [
+      ['PUT', '/api/grains', 'GET, HEAD'],
+      ['OPTIONS', '/api/grains', 'GET, HEAD'],
+      ['DELETE', '/recover', 'GET, HEAD, POST'],
+      ['GET', '/api/keys/current', 'DELETE'],
+      ['POST', '/tables/', 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const answer = await answerTo(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 405 /, `${method} ${path}`);
+      assert.equal(headerOf(answer, 'Allow'), allow, `${method} ${path}`);
+    }
+  });
+
+  it('X-API-Key sent twice is 400 repeated_key, naming the header; each key alone works', async () => {
+    const other = await register(t.url, 'details-other@example.com');
+    for (const [method, path] of [
+      ['GET', '/api/grains/CWRS'],
+      ['DELETE', '/api/keys/current'],
+    ]) {
+      const answer = await answerTo(
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nX-API-Key: ${other}\r\n` +
+          'Connection: close\r\n\r\n',
+      );
+      assert.match(answer, /^HTTP\/1\.1 400 /, `${method} ${path}`);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.code, 'repeated_key');
+      assert.match(body.error, /^X-API-Key holds more than one value/);
+      assert.ok(!answer.includes(key) && !answer.includes(other), 'no key is echoed');
+    }
+    assert.equal((await get(t.url, '/api/grains/CWRS', other)).status, 200, 'nothing was revoked');
+  });
+
+  it('a public body answers a preflight from another origin; a keyed one does not (Other origins)', async () => {
+    const preflight = (path: string, headers = 'if-none-match') =>
+      answerTo(
+        `OPTIONS ${path} HTTP/1.1\r\nHost: x\r\nOrigin: https://viewer.example\r\n` +
+          `Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: ${headers}\r\n` +
+          'Connection: close\r\n\r\n',
+      );
+    for (const path of [
+      '/api/openapi.json',
+      '/tables/',
+      '/tables/CWRS',
+      '/tables/changes.atom',
+      '/client/grade.js',
+      '/health',
+    ]) {
+      const answer = await preflight(path);
+      assert.match(answer, /^HTTP\/1\.1 204 /, path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Origin'), '*', path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Methods'), 'GET, HEAD', path);
+      assert.match(headerOf(answer, 'Access-Control-Allow-Headers') ?? '', /If-None-Match/, path);
+      assert.doesNotMatch(headerOf(answer, 'Access-Control-Allow-Headers') ?? '', /X-API-Key/i, path);
+      assert.equal(headerOf(answer, 'Allow'), 'GET, HEAD, OPTIONS', path);
+    }
+    for (const path of ['/api/grains', '/api/grains/CWRS', '/api/changelog', '/api/snapshot', '/api/keys/current']) {
+      const answer = await preflight(path, 'x-api-key');
+      assert.match(answer, /^HTTP\/1\.1 405 /, path);
+      assert.equal(headerOf(answer, 'Access-Control-Allow-Origin'), undefined, path);
+    }
+    const keyed = await answerTo(
+      `GET /api/grains HTTP/1.1\r\nHost: x\r\nOrigin: https://viewer.example\r\nX-API-Key: ${key}\r\n` +
+        'Connection: close\r\n\r\n',
+    );
+    assert.match(keyed, /^HTTP\/1\.1 200 /);
+    assert.equal(headerOf(keyed, 'Access-Control-Allow-Origin'), undefined, 'a keyed answer says nothing to a page');
+    const feed = await answerTo(
+      'GET /tables/changes.atom HTTP/1.1\r\nHost: x\r\nOrigin: https://reader.example\r\nConnection: close\r\n\r\n',
+    );
+    assert.equal(headerOf(feed, 'Access-Control-Allow-Origin'), '*');
+    assert.equal(headerOf(feed, 'Access-Control-Expose-Headers'), 'ETag');
+  });
+
+  it('OPTIONS * is answered with what the server takes (RFC 9110 §9.3.7)', async () => {
+    const answer = await answerTo('OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 204 No Content\r\n/);
+    assert.equal(headerOf(answer, 'Allow'), 'GET, HEAD, POST, DELETE, OPTIONS');
+    assert.ok(answer.endsWith('\r\n\r\n'), 'no body');
+    const get = await answerTo('GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(get, /^HTTP\/1\.1 404 /, 'only OPTIONS names the server as a whole');
+  });
 
   it("a URL past the parser's 16 KiB is 414, a header past it 431 (RFC 9112 §3, RFC 6585 §5)", async () => {
     const big = 'a'.repeat(20 * 1024);

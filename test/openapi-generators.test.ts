@@ -107,8 +107,18 @@ describe('the OpenAPI document, for generators and contract testers', () => {
       'bad_crop_year',
       'bad_query',
       'key_in_query',
+      'repeated_key',
       'repeated_param',
     ]);
+    // every operation's URL is refused past 8 KiB before it is routed (gateway/app.ts)
+    for (const [at] of answers(doc)) {
+      if (!at.endsWith(' 200') && !at.endsWith(' 201') && !at.endsWith(' 204')) continue;
+      const op = at.slice(0, at.lastIndexOf(' '));
+      const long = answers(doc).find(([other]) => other === `${op} 414`);
+      assert.ok(long, `${op} declares its 414`);
+      if (!op.startsWith('HEAD '))
+        assert.deepEqual(long[1].content['application/json'].schema.allOf[1].properties.code.enum, ['uri_too_long']);
+    }
   });
 
   it('gives a 304 headers and no body', () => {

@@ -15,6 +15,7 @@ import {
 } from '../build/site-format.ts';
 import { servePolicy } from '../gateway/cache-policy.ts';
 import { loadConfig } from '../gateway/config.ts';
+import { isCrossOrigin } from '../gateway/cors.ts';
 import { ERRORS } from '../gateway/errors.ts';
 import { route } from '../gateway/routes.ts';
 import type { Site } from '../gateway/site.ts';
@@ -53,6 +54,16 @@ describe('the router serves exactly the route table', () => {
         // /metrics answers any method once its token is checked: without it, it is an unknown path (app.ts)
         if (row.handler === 'metrics') {
           assert.equal(r.handler, 'metrics', method);
+          continue;
+        }
+        // OPTIONS where other origins may read (cors.ts): the preflight's answer, naming the path's methods
+        if (method === 'OPTIONS' && isCrossOrigin(name)) {
+          assert.deepEqual(r, {
+            handler: 'options',
+            allow: [...row.methods, 'OPTIONS'].join(', '),
+            crossOrigin: true,
+            row: name,
+          });
           continue;
         }
         if (!(row.methods as readonly string[]).includes(method)) {

@@ -113,14 +113,39 @@ export interface Client {
   changelog(q?: { grain_id?: string; limit?: number }): Promise<Fetched<Changelog>>;
 }
 
+/**
+ * In a browser page (or worker) whose origin is not the service's, the sentence every call fails
+ * with, at once: the service answers no key from such a page (docs/contract.md, Other origins), so a
+ * request could only fail, and retrying it would only fail again. Null anywhere else.
+ */
+function crossOriginRefusal(base: string): string | null {
+  const page = globalThis as { document?: unknown; importScripts?: unknown; location?: { origin?: string } };
+  const origin = page.location?.origin;
+  if ((page.document === undefined && page.importScripts === undefined) || !origin) return null;
+  let service: string;
+  try {
+    service = new URL(base).origin;
+  } catch {
+    return null; // a relative base URL: this page's own origin
+  }
+  if (service === origin) return null;
+  return (
+    `${service} does not take API keys from browser pages on other origins (this page is ${origin}): ` +
+    'keys stay on servers. Call the API from a server or the command line (npm run sync), or from a page ' +
+    'the service itself serves.'
+  );
+}
+
 export function createClient(opts: ClientOptions): Client {
   const base = opts.baseUrl.replace(/\/+$/, '');
+  const refusal = crossOriginRefusal(base);
   const doFetch = opts.fetch ?? fetch;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const random = opts.random ?? Math.random;
   const retries = opts.retries ?? 3;
 
   async function get<T>(path: string): Promise<Fetched<T>> {
+    if (refusal !== null) throw new ApiError(refusal, null);
     const cached = opts.cache?.get(path);
     const headers: Record<string, string> = { [API_KEY_HEADER]: opts.key, Accept: JSON_MEDIA_TYPE };
     if (cached) headers['If-None-Match'] = cached.etag;

@@ -27,6 +27,7 @@ const register = (liveKeyCap: number): Operation => ({
       'bad_json',
       'bad_email',
       'key_in_query',
+      'repeated_key',
       'too_many_keys',
       ...BODY_ERRORS,
       'precondition_failed',
@@ -105,6 +106,7 @@ const revokeKey: Operation = {
     '204': { description: 'revoked' },
     ...errorAnswers([
       'key_in_query',
+      'repeated_key',
       'missing_key',
       'invalid_key',
       'keys_lost',

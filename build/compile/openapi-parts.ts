@@ -40,7 +40,14 @@ const rateHeaders = {
   [H.rateLimit]: header('IETF draft form: "default";r=<remaining>;t=<seconds to reset>', 'string'),
   [H.policy]: header(`IETF draft form: ${rateLimitPolicy('<limit>')}`, 'string'),
 };
-export const etagHeader = { ETag: header('strong validator of this representation', 'string') };
+/** The validators: the ETag, and Last-Modified (when the build went live, else its newest entry's time). */
+export const etagHeader = {
+  ETag: header('strong validator of this representation', 'string'),
+  'Last-Modified': header(
+    'when the build went live; If-Modified-Since without If-None-Match is read against it',
+    'string',
+  ),
+};
 const dataHeaders = { ...etagHeader, ...rateHeaders };
 const retryAfter = { 'Retry-After': header('seconds to wait (at least 1)') };
 const challenge = { 'WWW-Authenticate': header(AUTH_CHALLENGE, 'string') };
@@ -50,6 +57,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   missing_key: `no ${API_KEY_HEADER} (POST ${ROUTES.register.path} issues a key)`,
   invalid_key: `a malformed, unknown or revoked ${API_KEY_HEADER}`,
   key_in_query: `an API key in the URL (keys are accepted only in ${API_KEY_HEADER}; replace such a key)`,
+  repeated_key: `${API_KEY_HEADER} sent twice, or holding keys joined by a comma`,
+  uri_too_long: 'the path and query are longer than any URL of the service (8 KiB)',
   rate_limited: 'the hourly limit of the key is reached',
   unknown_grain: `an unknown grain id (GET ${ROUTES.grains.path} lists them)`,
   bad_limit: `limit is not a whole number from 1 to ${CHANGELOG_MAX_LIMIT}`,
@@ -118,7 +127,9 @@ const HEADERS: Partial<Record<ErrorCode, Record<string, object>>> = {
  */
 export function errorAnswers(codes: readonly ErrorCode[]): Record<string, object> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  // every operation's URL is refused past its length before it is routed (gateway/app.ts)
+  for (const code of [...codes, 'uri_too_long' as const])
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const answers: Record<string, object> = {};
   for (const [status, at] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers = HEADERS[at[0]!];
@@ -140,6 +151,7 @@ export function errorAnswers(codes: readonly ErrorCode[]): Record<string, object
 /** The codes every data operation can give: its key, its hour, its preconditions, its stores. */
 const DATA_ERRORS: ErrorCode[] = [
   'key_in_query',
+  'repeated_key',
   'missing_key',
   'invalid_key',
   'keys_lost',
@@ -158,6 +170,7 @@ export const BODY_ERRORS: ErrorCode[] = ['too_large', 'unsupported_type'];
 export const conditionals = [
   { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
   { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } },
+  { name: 'If-Modified-Since', in: 'header', required: false, schema: { type: 'string' } },
 ];
 
 /** A 304: the headers alone (docs/contract.md, Errors and HTTP: a 304 has no body). */
