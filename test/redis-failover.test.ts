@@ -155,7 +155,9 @@ suite('redis through sentinel', skip, () => {
       'the old key live, the one taken back revoked',
     );
     await replica.start();
-    await within(15_000, async () => (await group.roleOf(replica)) === 'slave');
+    // a server that restarts as a primary (no replicaof in its arguments) is made a replica by the
+    // sentinels once they see the role is wrong: up to their 10 s INFO period and more under load
+    await within(30_000, async () => (await group.roleOf(replica)) === 'slave');
     await within(15_000, async () => {
       const res = await injectJson(t.app, '/api/register', { email: 'careful-after@example.com' });
       return res.status === 201;

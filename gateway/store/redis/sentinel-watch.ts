@@ -167,7 +167,12 @@ export function watchSentinels(opts: {
   return {
     named: () => named,
     problem: () => problem,
-    ask: () => (closed ? Promise.resolve(null) : poll()),
+    async ask() {
+      if (closed) return null;
+      // an answer given before the caller's write is no answer about it: a poll that starts after it
+      if (polling) await polling;
+      return poll();
+    },
     close() {
       closed = true;
       clearInterval(timer);
