@@ -18,21 +18,11 @@ import {
   REGISTER_SCRIPT,
   REVOKE_ACCOUNT_SCRIPT,
   REVOKE_KEY_SCRIPT,
-  WINDOW_SCRIPT,
   WITHDRAW_SCRIPT,
 } from './scripts.ts';
 import { watchSentinels } from './sentinel-watch.ts';
 
 export type Scripted = Redis & {
-  window(
-    key: string,
-    info: string,
-    now: number,
-    limit: number,
-    win: number,
-    count: string,
-    touch: string,
-  ): Promise<[number, number, number]>;
   refundWindow(key: string, info: string, start: number, touch: string): Promise<number>;
   registerKey(
     emailKey: string,
@@ -128,7 +118,6 @@ export function connect(target: RedisTarget, commandTimeout: number): Scripted {
           reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 1 : false),
         })
   ) as Scripted;
-  client.defineCommand('window', { numberOfKeys: 2, lua: WINDOW_SCRIPT });
   client.defineCommand('registerKey', { numberOfKeys: 4, lua: REGISTER_SCRIPT });
   client.defineCommand('refundWindow', { numberOfKeys: 2, lua: REFUND_SCRIPT });
   client.defineCommand('revokeKey', { numberOfKeys: 1, lua: REVOKE_KEY_SCRIPT });

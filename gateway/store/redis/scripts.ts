@@ -9,33 +9,6 @@
 //   p window:<kind>:<subject> → {start, count, last}: a key's hour (req) or an address's (reg)
 //   p seq, p seq:key: the account and key sequences; p revoked: revocations announced (key hash)
 
-// KEYS: window, the subject's info hash (its last use and request total, kept when ARGV[5] is 1).
-// ARGV: now, limit, window ms, count (1) or peek (0), touch. Returns {allowed, used, resetAt}.
-// `now` is the gateway's clock; the window's expiry is relative (PEXPIRE: its length and a minute,
-// on Redis's own clock), so it does not depend on the gateway and Redis hosts agreeing on the time
-// (an absolute PEXPIREAT from a clock behind Redis's deleted the window as it was written, and
-// every request opened a new one).
-export const WINDOW_SCRIPT = `
-local now = tonumber(ARGV[1]); local limit = tonumber(ARGV[2]); local win = tonumber(ARGV[3])
-local s = redis.call('HMGET', KEYS[1], 'start', 'count')
-local start = tonumber(s[1]); local used = tonumber(s[2]) or 0
-if (not start) or now >= start + win then start = nil; used = 0 end
-if used >= limit then return {0, used, start + win} end
-if ARGV[4] == '0' then return {1, used, start and (start + win) or (now + win)} end
-if not start then
-  start = now
-  redis.call('HSET', KEYS[1], 'start', now, 'count', 1)
-  redis.call('PEXPIRE', KEYS[1], win + 60000)
-  used = 1
-else
-  used = redis.call('HINCRBY', KEYS[1], 'count', 1)
-end
-if ARGV[5] == '1' then
-  redis.call('HSET', KEYS[2], 'last_used', now)
-  redis.call('HINCRBY', KEYS[2], 'requests', 1)
-end
-return {1, used, start + win}`;
-
 // KEYS: window, the subject's info hash. ARGV: the window's start, touch. Takes back one request
 // the window counted (one the service failed to answer), in that same window only; with touch, from
 // the key's total too.
